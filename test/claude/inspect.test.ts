@@ -10,7 +10,9 @@ import { claudeTestEnv, startAnthropicServer, type AnthropicServer, type ClaudeT
 import { InvalidOptionError, findError, isError } from "@adaptor/errors";
 import { NOT_PROBED, processGone } from "@adaptor/driver/kit";
 import { Agent, ErrAgentClosed } from "adaptor";
-import { CLAUDE_DESCRIPTOR, PINNED_CLAUDE_VERSION, claude } from "@adaptor/claude";
+import { FeatureUnsupportedError } from "@adaptor/driver";
+import { runDriver } from "@adaptor/driver/testing";
+import { CLAUDE_DESCRIPTOR, MIN_CLAUDE_VERSION, PINNED_CLAUDE_VERSION, claude } from "@adaptor/claude";
 
 const SECRET = "sk-ant-inspect-secret-7f3a";
 let server: AnthropicServer;
@@ -101,12 +103,26 @@ describe("claude inspect", () => {
     expect(inspection.models).toMatchObject({ supported: false });
   });
 
-  it("another version is `version_mismatch`, and the later probes are skipped, not run against that binary", async () => {
+  it("a version older than the driver supports is `version_unsupported` with the refusal a run gives, the later probes skipped", async () => {
     const fake = join(dir, "old-claude");
     await writeFile(fake, '#!/bin/sh\necho "2.0.1 (Claude Code)"\n');
     await chmod(fake, 0o755);
+    const driver = claude({ command: fake, env: env.env, inheritEnv: false });
+    const inspection = await driver.inspect();
+    expect(inspection.version).toEqual({ found: "2.0.1", pinned: PINNED_CLAUDE_VERSION, minimum: MIN_CLAUDE_VERSION, matches: false });
+    const refusal = findError((await runDriver(driver, { prompt: "hi" })).error, FeatureUnsupportedError);
+    expect(inspection.failed).toEqual([{ check: "version", reason: "version_unsupported", message: refusal?.reason }]);
+    expect(refusal?.reason).toContain(`claude 2.0.1 is older than ${MIN_CLAUDE_VERSION}`);
+    expect(inspection.authentication).toEqual({ present: false, reason: NOT_PROBED });
+    expect(inspection.models).toEqual({ supported: false, reason: NOT_PROBED });
+  });
+
+  it("a supported version other than the pinned one is `version_mismatch`, and the later probes are skipped", async () => {
+    const fake = join(dir, "newer-claude");
+    await writeFile(fake, '#!/bin/sh\necho "9.0.0 (Claude Code)"\n');
+    await chmod(fake, 0o755);
     const inspection = await claude({ command: fake, env: env.env, inheritEnv: false }).inspect();
-    expect(inspection.version).toEqual({ found: "2.0.1", pinned: PINNED_CLAUDE_VERSION, matches: false });
+    expect(inspection.version).toEqual({ found: "9.0.0", pinned: PINNED_CLAUDE_VERSION, minimum: MIN_CLAUDE_VERSION, matches: false });
     expect(inspection.failed.map((f) => [f.check, f.reason])).toEqual([["version", "version_mismatch"]]);
     expect(inspection.authentication).toEqual({ present: false, reason: NOT_PROBED });
     expect(inspection.models).toEqual({ supported: false, reason: NOT_PROBED });

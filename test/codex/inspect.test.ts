@@ -7,7 +7,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { InvalidOptionError, findError } from "@adaptor/errors";
 import { NOT_PROBED } from "@adaptor/driver/kit";
 import { Agent } from "adaptor";
-import { CODEX_DESCRIPTOR, PINNED_CODEX_VERSION, codex } from "@adaptor/codex";
+import { FeatureUnsupportedError } from "@adaptor/driver";
+import { runDriver } from "@adaptor/driver/testing";
+import { CODEX_DESCRIPTOR, MIN_CODEX_VERSION, PINNED_CODEX_VERSION, codex } from "@adaptor/codex";
 import { codexHarness, type CodexHarness } from "./support.js";
 
 let h: CodexHarness;
@@ -65,12 +67,26 @@ describe("codex inspect", () => {
     expect(h.server.requests).toHaveLength(0);
   });
 
-  it("another version is `version_mismatch`, and the app-server probe is skipped, not run against that binary", async () => {
+  it("a version older than the driver supports is `version_unsupported` with the refusal a run gives, the app-server probe skipped", async () => {
     const fake = join(h.env.workDir, "old-codex");
     await writeFile(fake, '#!/bin/sh\necho "codex-cli 0.1.0"\n');
     await chmod(fake, 0o755);
+    const driver = codex({ command: fake, env: h.env.env, inheritEnv: false });
+    const inspection = await driver.inspect();
+    expect(inspection.version).toEqual({ found: "0.1.0", pinned: PINNED_CODEX_VERSION, minimum: MIN_CODEX_VERSION, matches: false });
+    const refusal = findError((await runDriver(driver, { prompt: "hi" })).error, FeatureUnsupportedError);
+    expect(inspection.failed).toEqual([{ check: "version", reason: "version_unsupported", message: refusal?.reason }]);
+    expect(refusal?.reason).toContain(`codex 0.1.0 is older than ${MIN_CODEX_VERSION}`);
+    expect(inspection.authentication).toEqual({ present: false, reason: NOT_PROBED });
+    expect(inspection.models).toEqual({ supported: false, reason: NOT_PROBED });
+  });
+
+  it("a supported version other than the pinned one is `version_mismatch`, and the app-server probe is skipped", async () => {
+    const fake = join(h.env.workDir, "newer-codex");
+    await writeFile(fake, '#!/bin/sh\necho "codex-cli 9.0.0"\n');
+    await chmod(fake, 0o755);
     const inspection = await codex({ command: fake, env: h.env.env, inheritEnv: false }).inspect();
-    expect(inspection.version).toEqual({ found: "0.1.0", pinned: PINNED_CODEX_VERSION, matches: false });
+    expect(inspection.version).toEqual({ found: "9.0.0", pinned: PINNED_CODEX_VERSION, minimum: MIN_CODEX_VERSION, matches: false });
     expect(inspection.failed.map((f) => [f.check, f.reason])).toEqual([["version", "version_mismatch"]]);
     expect(inspection.authentication).toEqual({ present: false, reason: NOT_PROBED });
     expect(inspection.models).toEqual({ supported: false, reason: NOT_PROBED });

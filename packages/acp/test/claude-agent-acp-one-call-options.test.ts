@@ -4,51 +4,39 @@
 // (real adapter, pinned 0.23.1).
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { InvalidOptionError } from "@adaptor/errors";
-import { claudeTestEnv, startAnthropicServer, type AnthropicServer, type ClaudeTestEnv } from "@adaptor/testkit";
-import { Agent, type ApprovalRequest } from "adaptor";
+import type { ScriptRule } from "@adaptor/testkit";
+import type { ApprovalRequest } from "adaptor";
 import { claudeAgentAcp } from "../src/index.js";
+import { claudeAdapterEachTest, toolResultCount } from "./support.js";
 
-let server: AnthropicServer | undefined;
-let env: ClaudeTestEnv | undefined;
-let agent: Agent | undefined;
-afterEach(async () => {
-  await agent?.close();
-  await server?.close();
-  await env?.cleanup();
-  agent = server = env = undefined;
-});
+const start = claudeAdapterEachTest();
 
-/** A model that touches `first`, then `second` in the working directory, one Bash call each, then answers. */
-async function twoCommands(): Promise<{ server: AnthropicServer; env: ClaudeTestEnv }> {
-  let dir = "";
-  const started = await startAnthropicServer({
-    rules: [
-      {
-        name: "two-commands",
-        when: () => true,
-        reply: (view) => {
-          const { messages } = view.raw as { messages: { content: unknown }[] };
-          const results = messages.filter(
-            (m) => Array.isArray(m.content) && (m.content as { type?: string }[]).some((c) => c.type === "tool_result"),
-          ).length;
-          if (results === 0) return { toolUse: { name: "Bash", input: { command: `touch ${dir}/first`, description: "first" } } };
-          if (results === 1) return { toolUse: { name: "Bash", input: { command: `touch ${dir}/second`, description: "second" } } };
-          return { text: "both done" };
-        },
+/** A model that touches `first`, then `second` in the directory `dir()`, one Bash call each, then answers. */
+function twoCommands(dir: () => string): ScriptRule[] {
+  return [
+    {
+      name: "two-commands",
+      when: () => true,
+      reply: (view) => {
+        const results = toolResultCount(view);
+        if (results === 0) return { toolUse: { name: "Bash", input: { command: `touch ${dir()}/first`, description: "first" } } };
+        if (results === 1) return { toolUse: { name: "Bash", input: { command: `touch ${dir()}/second`, description: "second" } } };
+        return { text: "both done" };
       },
-    ],
-  });
-  const made = await claudeTestEnv({ server: started });
-  dir = made.workDir;
-  return { server: started, env: made };
+    },
+  ];
 }
 
 describe("claude-agent-acp asks under approvals.permission ask (real adapter)", () => {
   it("offer no allow_always choice, refuse answer('allow_always') with InvalidOptionError, and ask about every later call", async () => {
-    ({ server, env } = await twoCommands());
-    agent = new Agent(claudeAgentAcp({ cwd: env.workDir, env: env.env, inheritEnv: false }));
+    let dir = "";
+    const { env, agent } = await start(
+      twoCommands(() => dir),
+      (env) => claudeAgentAcp({ cwd: env.workDir, env: env.env, inheritEnv: false }),
+    );
+    dir = env.workDir;
     const choices: string[][] = [];
     const refusals: unknown[] = [];
     const result = await agent.run("go now", {

@@ -3,26 +3,15 @@
 // unasked calls are not taken for evidence that the mode did not hold (real adapter, pinned 0.23.1).
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
-import { claudeTestEnv, startAnthropicServer, type AnthropicServer, type ClaudeTestEnv } from "@adaptor/testkit";
-import { Agent } from "adaptor";
+import { describe, expect, it } from "vitest";
 import { claudeAgentAcp } from "../src/index.js";
+import { claudeAdapterEachTest } from "./support.js";
 
-let server: AnthropicServer | undefined;
-let env: ClaudeTestEnv | undefined;
-let agent: Agent | undefined;
-afterEach(async () => {
-  await agent?.close();
-  await server?.close();
-  await env?.cleanup();
-  agent = server = env = undefined;
-});
+const start = claudeAdapterEachTest();
 
 describe("claude-agent-acp under read_only (real adapter)", () => {
   it("a read-only command runs unasked and the run completes with sandbox enforced; a writing command is refused and nothing is written", async () => {
-    server = await startAnthropicServer({ rules: [] });
-    env = await claudeTestEnv({ server });
-    agent = new Agent(claudeAgentAcp({ cwd: env.workDir, env: env.env, inheritEnv: false }));
+    const { env, agent } = await start([], (env) => claudeAgentAcp({ cwd: env.workDir, env: env.env, inheritEnv: false }));
     const asked: string[] = [];
     const listed = await agent.run("SHELL_CMD pwd", {
       policy: { sandbox: "read_only" },

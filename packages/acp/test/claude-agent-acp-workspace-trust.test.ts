@@ -4,26 +4,18 @@
 import { existsSync } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
-import { claudeTestEnv, startAnthropicServer, whenUserSays, type AnthropicServer, type ClaudeTestEnv } from "@adaptor/testkit";
-import { Agent, ErrPolicyCapabilityUnsupported, isError } from "adaptor";
+import { describe, expect, it } from "vitest";
+import { whenUserSays } from "@adaptor/testkit";
+import { ErrPolicyCapabilityUnsupported, isError } from "adaptor";
 import { claudeAgentAcp, type ClaudeAgentAcpConfig } from "../src/index.js";
+import { claudeAdapterEachTest, type ClaudeAdapterRun } from "./support.js";
 
-let server: AnthropicServer | undefined;
-let env: ClaudeTestEnv | undefined;
-let agent: Agent | undefined;
-afterEach(async () => {
-  await agent?.close();
-  await server?.close();
-  await env?.cleanup();
-  agent = server = env = undefined;
-});
+const startAdapter = claudeAdapterEachTest();
 
-async function start(config: Partial<ClaudeAgentAcpConfig> = {}): Promise<{ agent: Agent; server: AnthropicServer; env: ClaudeTestEnv }> {
-  server = await startAnthropicServer({ rules: [{ when: whenUserSays("say hello"), reply: { text: "Hello from the scripted model." } }] });
-  env = await claudeTestEnv({ server });
-  agent = new Agent(claudeAgentAcp({ cwd: env.workDir, env: env.env, inheritEnv: false, ...config }));
-  return { agent, server, env };
+function start(config: Partial<ClaudeAgentAcpConfig> = {}): Promise<ClaudeAdapterRun> {
+  return startAdapter([{ when: whenUserSays("say hello"), reply: { text: "Hello from the scripted model." } }], (env) =>
+    claudeAgentAcp({ cwd: env.workDir, env: env.env, inheritEnv: false, ...config }),
+  );
 }
 
 /** Hostile settings in `work`: hooks that touch a marker, an allow rule for Bash, and the model API pointed at a closed port. */

@@ -8,32 +8,22 @@ import { existsSync } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { afterEach, describe, expect, it } from "vitest";
-import { claudeTestEnv, startAnthropicServer, whenUserSays, type AnthropicServer, type ClaudeTestEnv } from "@adaptor/testkit";
-import { Agent } from "adaptor";
+import { describe, expect, it } from "vitest";
+import { whenUserSays } from "@adaptor/testkit";
 import type { AcpConfig } from "../src/index.js";
-import { claudeAcp, collect, policyNotices } from "./support.js";
+import { claudeAcp, claudeAdapterEachTest, collect, policyNotices, type ClaudeAdapterRun } from "./support.js";
 
-let server: AnthropicServer | undefined;
-let env: ClaudeTestEnv | undefined;
-let agent: Agent | undefined;
-afterEach(async () => {
-  await agent?.close();
-  await server?.close();
-  await env?.cleanup();
-  agent = server = env = undefined;
-});
+const startAdapter = claudeAdapterEachTest();
 
 /** A fork of the adapter, when installed for this test (`npm --prefix .tools install @sudocode-ai/claude-code-acp@0.13.10`). */
 const SUDOCODE_FORK = fileURLToPath(new URL("../../../.tools/node_modules/@sudocode-ai/claude-code-acp/dist/index.js", import.meta.url));
 
 const USER_ONLY = { claudeCode: { options: { settingSources: ["user"] } } };
 
-async function start(extra: Partial<AcpConfig>) {
-  server = await startAnthropicServer({ rules: [{ when: whenUserSays("say hello"), reply: { text: "Hello from the scripted model." } }] });
-  env = await claudeTestEnv({ server });
-  agent = new Agent(claudeAcp(env, extra));
-  return { agent, server, env };
+function start(extra: Partial<AcpConfig>): Promise<ClaudeAdapterRun> {
+  return startAdapter([{ when: whenUserSays("say hello"), reply: { text: "Hello from the scripted model." } }], (env) =>
+    claudeAcp(env, extra),
+  );
 }
 
 async function hostileSettings(work: string, settings: Record<string, unknown>): Promise<void> {

@@ -16,6 +16,7 @@ import {
   type GeminiServer,
   type GeminiTestEnv,
   type OpenAIServer,
+  type RequestView,
   type ResponsesScriptRule,
   type ScriptRule,
   whenUserSays,
@@ -228,6 +229,49 @@ export async function codexAcpHarness(
   const env = await codexAcpEnv(server);
   const agent = new Agent(codexAcp(env), { threadStore: new MemoryThreadStore(), ...options });
   return { server, env, agent, close: closer(agent, server, env) };
+}
+
+/** A scripted Anthropic server, an isolated claude environment and an Agent on a Claude ACP adapter. */
+export interface ClaudeAdapterRun {
+  readonly server: AnthropicServer;
+  readonly env: ClaudeTestEnv;
+  readonly agent: Agent;
+}
+
+/**
+ * For a file of tests on a Claude ACP adapter: returns `start(rules, driverOf)`, which starts a
+ * scripted Anthropic server with `rules`, an isolated claude environment and an Agent on
+ * `driverOf(env)`, and registers their closing after each test (agent, server, environment).
+ */
+export function claudeAdapterEachTest(): (
+  rules: ScriptRule[],
+  driverOf: (env: ClaudeTestEnv) => ConstructorParameters<typeof Agent>[0],
+) => Promise<ClaudeAdapterRun> {
+  let close: (() => Promise<void>) | undefined;
+  afterEach(async () => {
+    await close?.();
+    close = undefined;
+  });
+  return async (rules, driverOf) => {
+    const server = await startAnthropicServer({ rules });
+    let env: ClaudeTestEnv;
+    try {
+      env = await claudeTestEnv({ server });
+    } catch (error) {
+      await server.close();
+      throw error;
+    }
+    const agent = new Agent(driverOf(env));
+    close = closer(agent, server, env);
+    return { server, env, agent };
+  };
+}
+
+/** How many messages of a scripted request carry a tool result: the model's step in a scripted tool sequence. */
+export function toolResultCount(view: RequestView): number {
+  const { messages } = view.raw as { messages: { content: unknown }[] };
+  return messages.filter((m) => Array.isArray(m.content) && (m.content as { type?: string }[]).some((c) => c.type === "tool_result"))
+    .length;
 }
 
 function closer(agent: Agent, server: { close(): Promise<void> }, env: { cleanup(): Promise<void> }): () => Promise<void> {

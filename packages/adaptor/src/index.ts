@@ -124,9 +124,11 @@ export {
   ErrJSONLEventBackendClosed,
   ErrJSONLEventLogCorrupt,
   ErrEventLogLocked,
+  ErrAppendsPending,
   InvalidSessionKeyError,
   EventLogCorruptError,
   EventLogLockedError,
+  AppendsPendingError,
 } from "@adaptor/sessionrecorder";
 
 // Leaf pre-invocation identities (docs/errors.md), the same objects as their owners'.

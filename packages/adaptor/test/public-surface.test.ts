@@ -266,7 +266,9 @@ describe("public surface", () => {
 
   it("@adaptor/sessionrecorder", async () => {
     expect(Object.keys(await import("@adaptor/sessionrecorder")).sort()).toEqual([
+      "AppendsPendingError",
       "DEFAULT_MAX_RECORD_BYTES",
+      "ErrAppendsPending",
       "ErrEventLogLocked",
       "ErrInvalidSessionKey",
       "ErrJSONLEventBackendClosed",
@@ -338,6 +340,7 @@ describe("public surface", () => {
       "AdaptorError",
       "Agent",
       "AlreadyExistsError",
+      "AppendsPendingError",
       "ApprovalNotPendingError",
       "ApprovalRequest",
       "BusyError",
@@ -358,6 +361,7 @@ describe("public surface", () => {
       "ErrAgentClosed",
       "ErrAgentFailed",
       "ErrAlreadyExists",
+      "ErrAppendsPending",
       "ErrApprovalDenied",
       "ErrApprovalEditUnsupported",
       "ErrApprovalExpired",

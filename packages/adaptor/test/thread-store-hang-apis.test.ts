@@ -7,54 +7,18 @@ import type { Driver } from "@adaptor/driver";
 import { MemoryThreadStore, type ThreadStore } from "@adaptor/threadstore";
 import { Agent, ErrThreadLeaseLost, isError } from "../src/index.js";
 import { scriptedDriver } from "./scripted-driver.js";
+import { faultyStore, hang, healthyDriver, seeded, verdict } from "./support/faulty-store.js";
 
 // The Agent's thread APIs that take a signal end on it while a custom store call never answers
 // (a stuck database connection), and a lease renewal that never answers does not pile up calls:
 // it counts as lost when the lease expires.
 
-/** A MemoryThreadStore whose `method` answers `answer(real)` instead (a promise that never settles: hung); `calls` counts its calls. */
-function faulty(inner: MemoryThreadStore, method: string, answer: (real: unknown) => unknown): ThreadStore & { calls: number } {
-  const counter = { calls: 0 };
-  return new Proxy(inner, {
-    get(target, prop) {
-      if (prop === "calls") return counter.calls;
-      const value: unknown = Reflect.get(target, prop, target);
-      if (typeof value !== "function") return value;
-      return (...args: unknown[]) => {
-        const real: unknown = (value as (...a: unknown[]) => unknown).apply(target, args);
-        if (prop !== method) return real;
-        counter.calls += 1;
-        return Promise.resolve(real).then(answer);
-      };
-    },
-  }) as unknown as ThreadStore & { calls: number };
-}
-
-const hang = (): Promise<never> => new Promise<never>(() => undefined);
-
 /** A store whose `method` aborts `controller` with `reason` when called, then never answers. */
 function abortingOn(inner: MemoryThreadStore, method: string, controller: AbortController, reason: Error): ThreadStore {
-  return faulty(inner, method, () => {
+  return faultyStore(inner, method, () => {
     controller.abort(reason);
     return hang();
   });
-}
-
-function healthyDriver() {
-  return scriptedDriver(async (request) => ({ text: `ok:${request.prompt}`, checkpoint: { resumeId: request.session?.resumeId ?? "s1" } }));
-}
-
-async function seeded(): Promise<MemoryThreadStore> {
-  const inner = new MemoryThreadStore();
-  await new Agent(healthyDriver(), { threadStore: inner, owner: "h" }).thread("k").run("first");
-  return inner;
-}
-
-async function verdict(work: Promise<unknown>): Promise<unknown> {
-  return work.then(
-    () => "resolved",
-    (error: unknown) => error,
-  );
 }
 
 describe("an Agent thread API whose store call never answers ends on the caller's signal", () => {
@@ -75,7 +39,7 @@ describe("an Agent thread API whose store call never answers ends on the caller'
 
   it("thread.checkpoint: a record of another key is InvalidOptionError naming resolve() and key", async () => {
     const inner = await seeded();
-    const store = faulty(inner, "resolve", (record) => ({ ...(record as object), key: "other" }));
+    const store = faultyStore(inner, "resolve", (record) => ({ ...(record as object), key: "other" }));
     const err = await verdict(new Agent(healthyDriver(), { threadStore: store, owner: "h" }).thread("k").checkpoint());
     expect(err).toBeInstanceOf(InvalidOptionError);
     expect(err).toMatchObject({ subject: "thread store resolve() answer", field: "key" });
@@ -83,7 +47,7 @@ describe("an Agent thread API whose store call never answers ends on the caller'
 
   it("deleteThread: a resolve answering a string is InvalidOptionError naming resolve(), and nothing is deleted", async () => {
     const inner = await seeded();
-    const store = faulty(inner, "resolve", () => "record");
+    const store = faultyStore(inner, "resolve", () => "record");
     const err = await verdict(new Agent(healthyDriver(), { threadStore: store, owner: "h" }).deleteThread("k"));
     expect(err).toMatchObject({ subject: "thread store resolve() answer", field: "" });
     expect(await inner.resolve({ key: "k" })).toBeDefined();
@@ -120,7 +84,7 @@ describe("an Agent thread API whose store call never answers ends on the caller'
       const controller = new AbortController();
       const reason = new Error("caller gave up");
       let grant: (() => void) | undefined;
-      const store = faulty(inner, "acquireLease", (lease) => {
+      const store = faultyStore(inner, "acquireLease", (lease) => {
         controller.abort(reason);
         return new Promise((resolve) => (grant = () => resolve(lease)));
       });
@@ -145,7 +109,7 @@ describe("an Agent thread API whose store call never answers ends on the caller'
 describe("a lease renewal that never answers", () => {
   it("is not called again while it hangs, and ends the run with ErrThreadLeaseLost once the lease expires", async () => {
     const inner = new MemoryThreadStore();
-    const store = faulty(inner, "renewLease", hang);
+    const store = faultyStore(inner, "renewLease", hang);
     // The turn runs until its signal aborts: only the lease loss can end it.
     const driver = scriptedDriver(
       (_request, _sink, signal) =>

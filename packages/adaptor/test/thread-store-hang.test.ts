@@ -4,42 +4,10 @@ import type { SessionFile, SessionLocation, SessionTransfer } from "@adaptor/dri
 import { MemoryThreadStore, type ThreadStore } from "@adaptor/threadstore";
 import { Agent } from "../src/index.js";
 import { scriptedDriver } from "./scripted-driver.js";
+import { faultyStore, freeForAnotherHost, hang, healthyDriver, seeded } from "./support/faulty-store.js";
 
 // A custom store whose call never answers (a stuck database connection) or answers a malformed
 // value: the run still ends with its documented verdict, and the key's lease is given back.
-
-type Method = "acquireLease" | "resolve" | "finalize" | "releaseLease";
-
-/** A MemoryThreadStore whose `method` answers `answer(real)` instead (a promise that never settles: hung). */
-function faulty(inner: MemoryThreadStore, method: Method | undefined, answer: (real: unknown) => unknown): ThreadStore {
-  return new Proxy(inner, {
-    get(target, prop) {
-      const value: unknown = Reflect.get(target, prop, target);
-      if (typeof value !== "function") return value;
-      return (...args: unknown[]) => {
-        const real: unknown = (value as (...a: unknown[]) => unknown).apply(target, args);
-        if (prop !== method) return real;
-        return Promise.resolve(real).then(answer);
-      };
-    },
-  }) as ThreadStore;
-}
-
-const hang = (): Promise<never> => new Promise<never>(() => undefined);
-
-function healthyDriver() {
-  return scriptedDriver(async (request) => ({ text: `ok:${request.prompt}`, checkpoint: { resumeId: request.session?.resumeId ?? "s1" } }));
-}
-
-/** Whether another owner can take the key's lease now (the lease was given back). */
-async function freeForAnotherHost(inner: MemoryThreadStore, key: string): Promise<boolean> {
-  try {
-    await inner.releaseLease(await inner.acquireLease(key, "other-host", 1000));
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 async function runVerdict(store: ThreadStore, key: string, options: { timeoutMs?: number; signal?: AbortSignal }): Promise<unknown> {
   const agent = new Agent(healthyDriver(), { threadStore: store, owner: "h", leaseTtlMs: 60_000 });
@@ -55,7 +23,7 @@ async function runVerdict(store: ThreadStore, key: string, options: { timeoutMs?
 describe("a thread store call that never answers", () => {
   it("resolve hangs: timeoutMs rejects with DriverError TIMEOUT naming threadStore.resolve, and the lease is released", async () => {
     const inner = new MemoryThreadStore();
-    const err = await runVerdict(faulty(inner, "resolve", hang), "k", { timeoutMs: 300 });
+    const err = await runVerdict(faultyStore(inner, "resolve", hang), "k", { timeoutMs: 300 });
     expect(err).toBeInstanceOf(DriverError);
     expect(err).toMatchObject({ code: "TIMEOUT", op: "threadStore.resolve", device: "thread store" });
     expect(await freeForAnotherHost(inner, "k")).toBe(true);
@@ -65,7 +33,7 @@ describe("a thread store call that never answers", () => {
     const inner = new MemoryThreadStore();
     const controller = new AbortController();
     const reason = new Error("caller gave up");
-    const store = faulty(inner, "resolve", () => {
+    const store = faultyStore(inner, "resolve", () => {
       controller.abort(reason);
       return hang();
     });
@@ -76,7 +44,7 @@ describe("a thread store call that never answers", () => {
   it("acquireLease hangs: TIMEOUT naming threadStore.acquireLease; a lease granted late is given back", async () => {
     const inner = new MemoryThreadStore();
     let grant: (() => void) | undefined;
-    const store = faulty(inner, "acquireLease", (lease) => new Promise((resolve) => (grant = () => resolve(lease))));
+    const store = faultyStore(inner, "acquireLease", (lease) => new Promise((resolve) => (grant = () => resolve(lease))));
     const err = await runVerdict(store, "k", { timeoutMs: 300 });
     expect(err).toMatchObject({ code: "TIMEOUT", op: "threadStore.acquireLease" });
     grant!();
@@ -85,7 +53,7 @@ describe("a thread store call that never answers", () => {
 
   it("finalize hangs: TIMEOUT naming threadStore.finalize and saying the outcome is unknown", async () => {
     const inner = new MemoryThreadStore();
-    const err = await runVerdict(faulty(inner, "finalize", hang), "k", { timeoutMs: 300 });
+    const err = await runVerdict(faultyStore(inner, "finalize", hang), "k", { timeoutMs: 300 });
     expect(err).toMatchObject({ code: "TIMEOUT", op: "threadStore.finalize" });
     expect((err as Error).message).toContain("unknown");
     expect(await freeForAnotherHost(inner, "k")).toBe(true);
@@ -96,7 +64,7 @@ describe("a thread store call that never answers", () => {
     const driver = scriptedDriver(async () => {
       throw new Error("driver exploded");
     });
-    const agent = new Agent(driver, { threadStore: faulty(inner, "releaseLease", hang), owner: "h", leaseTtlMs: 500 });
+    const agent = new Agent(driver, { threadStore: faultyStore(inner, "releaseLease", hang), owner: "h", leaseTtlMs: 500 });
     const stream = agent.thread("k").stream("x");
     const notices: string[] = [];
     for await (const event of stream) if (event.type === "notice") notices.push(event.message ?? "");
@@ -150,15 +118,9 @@ describe("a thread store call that never answers", () => {
 });
 
 describe("a thread store answering a malformed value", () => {
-  async function seeded(): Promise<MemoryThreadStore> {
-    const inner = new MemoryThreadStore();
-    await new Agent(healthyDriver(), { threadStore: inner, owner: "h" }).thread("k").run("first");
-    return inner;
-  }
-
   it("resolve: a record without checkpoint is InvalidOptionError naming resolve() and checkpoint", async () => {
     const inner = await seeded();
-    const store = faulty(inner, "resolve", (record) => ({ ...(record as object), checkpoint: undefined }));
+    const store = faultyStore(inner, "resolve", (record) => ({ ...(record as object), checkpoint: undefined }));
     const err = await runVerdict(store, "k", {});
     expect(err).toBeInstanceOf(InvalidOptionError);
     expect(err).toMatchObject({ subject: "thread store resolve() answer", field: "checkpoint" });
@@ -168,7 +130,7 @@ describe("a thread store answering a malformed value", () => {
   it("resolve: a string is InvalidOptionError naming resolve()", async () => {
     const inner = await seeded();
     const err = await runVerdict(
-      faulty(inner, "resolve", () => "record"),
+      faultyStore(inner, "resolve", () => "record"),
       "k",
       {},
     );
@@ -179,7 +141,7 @@ describe("a thread store answering a malformed value", () => {
   it("resolve: another key's record is InvalidOptionError naming key", async () => {
     const inner = await seeded();
     const err = await runVerdict(
-      faulty(inner, "resolve", (record) => ({ ...(record as object), key: "other" })),
+      faultyStore(inner, "resolve", (record) => ({ ...(record as object), key: "other" })),
       "k",
       {},
     );
@@ -189,7 +151,7 @@ describe("a thread store answering a malformed value", () => {
   it("finalize: undefined after committing is InvalidOptionError naming finalize()", async () => {
     const inner = new MemoryThreadStore();
     const err = await runVerdict(
-      faulty(inner, "finalize", () => undefined),
+      faultyStore(inner, "finalize", () => undefined),
       "k",
       {},
     );
@@ -200,7 +162,7 @@ describe("a thread store answering a malformed value", () => {
   it("acquireLease: null is InvalidOptionError naming acquireLease()", async () => {
     const inner = new MemoryThreadStore();
     const err = await runVerdict(
-      faulty(inner, "acquireLease", () => null),
+      faultyStore(inner, "acquireLease", () => null),
       "k",
       {},
     );
@@ -211,7 +173,7 @@ describe("a thread store answering a malformed value", () => {
   it("acquireLease: a non-finite token is InvalidOptionError naming token", async () => {
     const inner = new MemoryThreadStore();
     const err = await runVerdict(
-      faulty(inner, "acquireLease", (lease) => ({ ...(lease as object), token: Number.NaN })),
+      faultyStore(inner, "acquireLease", (lease) => ({ ...(lease as object), token: Number.NaN })),
       "k",
       {},
     );

@@ -1,11 +1,9 @@
 import { beforeEach, describe, expect, it } from "vitest";
 import { forgetCliVersions } from "@adaptor/driver/kit";
-import { FeatureUnsupportedError } from "@adaptor/driver";
-import { runDriver } from "@adaptor/driver/testing";
-import { findError } from "@adaptor/errors";
+import { describeVersionFloor, runDriver } from "@adaptor/driver/testing";
 import { fakeCliEnv, fakeCliPath, type FakeCliStep } from "@adaptor/testkit/fake-cli";
 import { claude, MIN_CLAUDE_VERSION, PINNED_CLAUDE_VERSION } from "../src/index.js";
-import { defaultClaudeVersion } from "../src/command.js";
+import { CLAUDE_VERSION_FLOOR, defaultClaudeVersion } from "../src/command.js";
 import { driverHarness } from "./support.js";
 
 // A claude older than MIN_CLAUDE_VERSION is refused before it is started (2.1.212 exits at once on
@@ -17,41 +15,22 @@ const TURN: FakeCliStep[] = [
   line({ type: "result", subtype: "success", is_error: false, result: "done", session_id: "s-fake", num_turns: 1 }),
 ];
 
-function fake(version: string | undefined) {
-  return claude({ command: fakeCliPath, env: fakeCliEnv(TURN, version !== undefined ? { version } : {}), killGraceMs: 300 });
+function fake(version: string) {
+  return claude({ command: fakeCliPath, env: fakeCliEnv(TURN, { version }), killGraceMs: 300 });
 }
 
 // The fake is one binary whose answer to `--version` changes with its environment: asked anew each test.
 beforeEach(() => forgetCliVersions());
 
-describe("claude: a CLI older than the driver supports", () => {
-  it("is refused with FeatureUnsupportedError cliVersion naming both versions, before claude is started", async () => {
-    const driver = fake("2.1.212 (Claude Code)");
-    try {
-      const run = await runDriver(driver, { prompt: "hi" });
-      const error = findError(run.error, FeatureUnsupportedError);
-      expect([error?.driver, error?.feature]).toEqual(["claude", "cliVersion"]);
-      expect(error?.reason).toBe(
-        `claude 2.1.212 is older than ${MIN_CLAUDE_VERSION}, the oldest version this driver is known to keep its promises on ` +
-          `(pinned: ${PINNED_CLAUDE_VERSION}); install claude ${MIN_CLAUDE_VERSION} or newer`,
-      );
-      expect(run.recording.ofType("process").filter((p) => p.kind === "spawn")).toEqual([]);
-    } finally {
-      await driver.close();
-    }
-  });
+describeVersionFloor("claude", {
+  floor: CLAUDE_VERSION_FLOOR,
+  driverPrinting: fake,
+  older: [["2.1.212", "2.1.212 (Claude Code)"]],
+  unreadable: "fake-cli",
+  expectRan: (run) => expect([run.error, run.response?.text]).toEqual([undefined, "done"]),
+});
 
-  it("is refused by prewarm() too, before claude is started", async () => {
-    const driver = fake("2.1.212 (Claude Code)");
-    try {
-      const error = await driver.prewarm({}).catch((e: unknown) => e);
-      expect(findError(error, FeatureUnsupportedError)?.feature).toBe("cliVersion");
-      expect(driver.prewarmedProcesses).toBe(0);
-    } finally {
-      await driver.close();
-    }
-  });
-
+describe("claude: a CLI as new as the driver supports", () => {
   it("the oldest supported version and a newer one than the pinned run", async () => {
     for (const version of [`${MIN_CLAUDE_VERSION} (Claude Code)`, "3.0.0 (Claude Code)"]) {
       forgetCliVersions();
@@ -62,18 +41,6 @@ describe("claude: a CLI older than the driver supports", () => {
       } finally {
         await driver.close();
       }
-    }
-  });
-
-  it("a version it cannot read runs, with a warning notice saying so", async () => {
-    const driver = fake(undefined);
-    try {
-      const run = await runDriver(driver, { prompt: "hi" });
-      expect([run.error, run.response?.text]).toEqual([undefined, "done"]);
-      const notice = run.recording.events.find(({ event }) => event.type === "notice" && event.kind === "warning");
-      expect(notice?.event).toMatchObject({ data: { check: "version", minimum: MIN_CLAUDE_VERSION, output: "fake-cli" } });
-    } finally {
-      await driver.close();
     }
   });
 });

@@ -32,6 +32,7 @@ describe("public surface", () => {
       "ReferenceDriver",
       "createRecordingSink",
       "describeDriverConformance",
+      "describeVersionFloor",
       "runDriver",
     ]);
   });

@@ -1,11 +1,11 @@
 import { beforeEach, describe, expect, it } from "vitest";
 import { forgetCliVersions } from "@adaptor/driver/kit";
 import { FeatureUnsupportedError } from "@adaptor/driver";
-import { runDriver } from "@adaptor/driver/testing";
+import { describeVersionFloor, runDriver } from "@adaptor/driver/testing";
 import { findError } from "@adaptor/errors";
 import { fakeCliEnv, fakeCliPath, type FakeCliStep } from "@adaptor/testkit/fake-cli";
 import { codex, MIN_CODEX_VERSION, PINNED_CODEX_VERSION } from "../src/index.js";
-import { defaultCodexVersion } from "../src/command.js";
+import { CODEX_VERSION_FLOOR, defaultCodexVersion } from "../src/command.js";
 import { codexHarness, fakeLine } from "./support.js";
 
 // A codex older than MIN_CODEX_VERSION broke the driver's promises (it marked the workspace
@@ -35,59 +35,26 @@ function echoedMethods(stdout: readonly string[]): string[] {
 // The fake is one binary whose answer to `--version` changes with its environment: asked anew each test.
 beforeEach(() => forgetCliVersions());
 
-describe("codex app-server: a codex older than the driver supports", () => {
-  it("is refused with FeatureUnsupportedError cliVersion naming both versions, before codex app-server is started", async () => {
-    const driver = codex({
-      command: fakeCliPath,
-      env: fakeCliEnv(appServer(), { version: "codex-cli 0.160.0" }),
-      killGraceMs: 300,
-    });
-    try {
-      const run = await runDriver(driver, { prompt: "hi" });
-      const error = findError(run.error, FeatureUnsupportedError);
-      expect([error?.driver, error?.feature]).toEqual(["codex", "cliVersion"]);
-      expect(error?.reason).toBe(
-        `codex 0.160.0 is older than ${MIN_CODEX_VERSION}, the oldest version this driver is known to keep its promises on ` +
-          `(pinned: ${PINNED_CODEX_VERSION}); install codex ${MIN_CODEX_VERSION} or newer`,
-      );
-      expect(run.recording.ofType("process").filter((p) => p.kind === "spawn")).toEqual([]);
-    } finally {
-      await driver.close();
-    }
-  });
+describeVersionFloor("codex app-server", {
+  floor: CODEX_VERSION_FLOOR,
+  driverPrinting: (version) => codex({ command: fakeCliPath, env: fakeCliEnv(appServer(), { version }), killGraceMs: 300 }),
+  older: [
+    ["0.160.0", "codex-cli 0.160.0"],
+    ["0.147.0", "codex-cli 0.147.0"],
+  ],
+  unreadable: "something else",
+  expectRan: (run) => {
+    const stdout = run.recording.ofType("process").flatMap((p) => (p.kind === "stdout" ? [p.text ?? ""] : []));
+    expect(echoedMethods(stdout)).toContain("thread/start");
+  },
+});
 
-  it("is refused by prewarm() too, before any process starts", async () => {
-    const driver = codex({ command: fakeCliPath, env: fakeCliEnv(appServer(), { version: "codex-cli 0.147.0" }), killGraceMs: 300 });
-    try {
-      const error = await driver.prewarm({}).catch((e: unknown) => e);
-      expect(findError(error, FeatureUnsupportedError)?.feature).toBe("cliVersion");
-      expect(driver.prewarmedProcesses).toBe(0);
-    } finally {
-      await driver.close();
-    }
-  });
-
+describe("codex app-server: a codex newer than the pinned one", () => {
   it("a newer codex than the pinned one is not refused: the thread starts", async () => {
     const driver = codex({ command: fakeCliPath, env: fakeCliEnv(appServer(), { version: "codex-cli 0.999.0" }), killGraceMs: 300 });
     try {
       const run = await runDriver(driver, { prompt: "hi" });
       expect(findError(run.error, FeatureUnsupportedError)).toBeUndefined();
-      const stdout = run.recording.ofType("process").flatMap((p) => (p.kind === "stdout" ? [p.text ?? ""] : []));
-      expect(echoedMethods(stdout)).toContain("thread/start");
-    } finally {
-      await driver.close();
-    }
-  });
-
-  it("a version it cannot read runs, with a warning notice saying so", async () => {
-    const driver = codex({ command: fakeCliPath, env: fakeCliEnv(appServer(), { version: "something else" }), killGraceMs: 300 });
-    try {
-      const run = await runDriver(driver, { prompt: "hi" });
-      expect(findError(run.error, FeatureUnsupportedError)).toBeUndefined();
-      const notice = run.recording.events.find(({ event }) => event.type === "notice" && event.kind === "warning");
-      expect(notice?.event).toMatchObject({
-        data: { check: "version", minimum: MIN_CODEX_VERSION, output: "something else" },
-      });
       const stdout = run.recording.ofType("process").flatMap((p) => (p.kind === "stdout" ? [p.text ?? ""] : []));
       expect(echoedMethods(stdout)).toContain("thread/start");
     } finally {

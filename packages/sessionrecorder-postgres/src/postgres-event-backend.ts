@@ -13,7 +13,7 @@ import {
   type RecordedEvent,
   type RepairReport,
 } from "@adaptor/sessionrecorder";
-import { closedError, throwIfAborted } from "@adaptor/sessionrecorder/internal";
+import { closeWithin, closedError, throwIfAborted } from "@adaptor/sessionrecorder/internal";
 import { backendError } from "./backend-error.js";
 import { PostgresEventWriter, type WriterHost } from "./postgres-event-writer.js";
 import { HOLDER_ALIVE, channelOf, quoteIdent, schemaDdl } from "./schema.js";
@@ -90,6 +90,7 @@ export class PostgresEventBackend implements EventBackend {
   readonly #writers = new Set<PostgresEventWriter>();
   readonly #host: WriterHost;
   #closed = false;
+  #closing: Promise<void> | undefined;
 
   /**
    * @throws InvalidOptionError naming the field: not exactly one of `pool` / `connectionString`, a
@@ -337,13 +338,21 @@ export class PostgresEventBackend implements EventBackend {
     return rowCount ?? 0;
   }
 
-  /** Closes every open writer (their pending appends complete first), ends the LISTEN connection, and the pool when the backend made it. Idempotent. */
-  async close(): Promise<void> {
-    if (this.#closed) return;
+  /**
+   * Closes every open writer (their pending appends complete first), ends the LISTEN connection,
+   * and the pool when the backend made it. Idempotent: a later call waits for the same close.
+   * @throws AppendsPendingError naming the appends that had not answered when `options.signal`
+   * aborted first (see `EventBackend.close`): the close goes on, the LISTEN connection and the
+   * pool end once they answer.
+   */
+  close(options: BackendCallOptions = {}): Promise<void> {
     this.#closed = true;
-    await Promise.all([...this.#writers].map((w) => w.close()));
-    await this.#channel.close();
-    if (this.#owned) await this.#pool.end().catch(() => {});
+    this.#closing ??= (async () => {
+      await Promise.all([...this.#writers].map((w) => w.close()));
+      await this.#channel.close();
+      if (this.#owned) await this.#pool.end().catch(() => {});
+    })();
+    return closeWithin(this.#closing, options.signal, () => [...this.#writers].flatMap((w) => w.pendingAppends() ?? []));
   }
 
   /** Same as {@link close}. */

@@ -1,6 +1,6 @@
 import { DriverError, ErrCode } from "@adaptor/errors";
-import type { EventLogWriter, JsonValue, RecordedEvent } from "@adaptor/sessionrecorder";
-import { closedError, encodeRecord } from "@adaptor/sessionrecorder/internal";
+import type { BackendCallOptions, EventLogWriter, JsonValue, PendingAppends, RecordedEvent } from "@adaptor/sessionrecorder";
+import { closeWithin, closedError, encodeRecord } from "@adaptor/sessionrecorder/internal";
 import { DEVICE } from "./backend-error.js";
 
 interface Pending {
@@ -41,6 +41,8 @@ export class PostgresEventWriter implements EventLogWriter {
   readonly #maxRecordBytes: number;
   #lastSequence: number;
   #stored: number;
+  /** The last sequence whose append resolved or rejected. */
+  #answered: number;
   #queue: Pending[] = [];
   #flushing: Promise<void> | undefined;
   #failure: unknown;
@@ -51,6 +53,7 @@ export class PostgresEventWriter implements EventLogWriter {
     this.#token = token;
     this.#lastSequence = lastSequence;
     this.#stored = lastSequence;
+    this.#answered = lastSequence;
     this.#maxRecordBytes = maxRecordBytes;
     this.#host = host;
   }
@@ -93,9 +96,11 @@ export class PostgresEventWriter implements EventLogWriter {
           );
           if (!stored) throw await this.#host.lost(this.key);
           this.#stored += batch.length;
+          this.#answered = batch.at(-1)!.record.sequence;
           for (const p of batch) p.resolve(p.record);
         } catch (error) {
           this.#failure ??= error;
+          this.#answered = batch.at(-1)!.record.sequence;
           for (const p of batch) p.reject(this.#failure);
         }
       }
@@ -104,8 +109,13 @@ export class PostgresEventWriter implements EventLogWriter {
     }
   }
 
-  /** Waits for pending appends, then releases the key. Idempotent. */
-  close(): Promise<void> {
+  /** The appends not yet answered, or undefined when there are none. */
+  pendingAppends(): PendingAppends | undefined {
+    return this.#answered < this.#lastSequence ? { key: this.key, first: this.#answered + 1, last: this.#lastSequence } : undefined;
+  }
+
+  /** Waits for pending appends, then releases the key. Idempotent. See `EventLogWriter.close` for `options.signal`. */
+  close(options: BackendCallOptions = {}): Promise<void> {
     this.#closing ??= (async () => {
       try {
         while (this.#flushing) await this.#flushing;
@@ -116,7 +126,7 @@ export class PostgresEventWriter implements EventLogWriter {
         this.#host.closed(this);
       }
     })();
-    return this.#closing;
+    return closeWithin(this.#closing, options.signal, () => [this.pendingAppends() ?? []].flat());
   }
 
   async [Symbol.asyncDispose](): Promise<void> {

@@ -8,7 +8,10 @@ import { afterAll, describe, expect, it } from "vitest";
 import pg from "pg";
 import { InvalidOptionError, findError, isError } from "@adaptor/errors";
 import {
+  AppendsPendingError,
+  ErrAppendsPending,
   ErrEventLogLocked,
+  ErrJSONLEventBackendClosed,
   EventLogCorruptError,
   EventLogLockedError,
   type EventLogWriter,
@@ -212,6 +215,39 @@ if (!PG_URL) {
       const { rows } = await admin.query(`SELECT count(*)::int AS n FROM "${schema}".adaptor_session_events WHERE key LIKE 'old-%'`);
       expect(rows[0]).toEqual({ n: 0 });
       await expect(backend.prune(-1)).rejects.toThrow(RangeError);
+    });
+
+    it("appends a row lock holds: close({ signal }) ends on the abort with AppendsPendingError naming them; once they answer, close() completes and the key is free", async () => {
+      const { schema, backend } = await fresh("rec_close");
+      const writer = await backend.openWriter("k");
+      await writer.append({ n: 1 });
+      const locker = await admin.connect();
+      try {
+        await locker.query("BEGIN");
+        await locker.query(`SELECT 1 FROM "${schema}".adaptor_session_logs WHERE key = 'k' FOR UPDATE`);
+        const appends = [writer.append({ n: 2 }), writer.append({ n: 3 })];
+        // The first of them waits on the row lock (a lock not granted); the second is queued behind it.
+        while ((await admin.query("SELECT 1 FROM pg_locks WHERE NOT granted")).rowCount === 0) await new Promise((r) => setTimeout(r, 20));
+        const host = new AbortController();
+        const closing = backend.close({ signal: host.signal }).catch((e: unknown) => e);
+        const reason = new Error("host gave up on closing");
+        host.abort(reason);
+        const error = await closing;
+        expect(isError(error, ErrAppendsPending)).toBe(true);
+        expect(findError(error, AppendsPendingError)?.pending).toEqual([{ key: "k", first: 2, last: 3 }]);
+        expect((error as Error).cause).toBe(reason);
+        expect(isError(await backend.openWriter("other").catch((e: unknown) => e), ErrJSONLEventBackendClosed)).toBe(true);
+        await locker.query("COMMIT");
+        expect((await Promise.all(appends)).map((r) => r.sequence)).toEqual([2, 3]);
+        await backend.close();
+      } finally {
+        locker.release();
+      }
+      const after = new PostgresEventBackend({ connectionString: url, schema });
+      backends.push(after);
+      const next = await after.openWriter("k");
+      expect(next.lastSequence).toBe(3);
+      await next.close();
     });
 
     it("close() leaves a pool it was given open and ends its own; bad options are refused naming the field", async () => {

@@ -158,9 +158,9 @@ export function checkRecord(op: "resolve" | "finalize", answer: unknown, key: st
 /**
  * `store.acquireLease(key, owner, ttlMs, signal)`, checked ({@link checkLease}), never waiting past
  * `signal`'s abort ({@link storeCall}): a lease the store grants after that is given back at once.
- * A malformed answer (no lease, or one whose token cannot be trusted) may hide a lease the store did
- * grant; it is taken back as {@link reclaimLease} does before the error is thrown (while `signal`
- * allows), so the key is not left busy until the lease's time-to-live passes.
+ * A malformed answer may hide a lease the store did grant; when it still names this caller's grant
+ * (the key, `owner` and a finite token) that lease is released before the error is thrown (while
+ * `signal` allows, see {@link reclaimLease}); otherwise the key stays busy until `ttlMs` passes.
  * @throws the store's errors; InvalidOptionError for a malformed lease; the abort's verdict.
  */
 export async function acquireLeaseWithin(
@@ -175,36 +175,37 @@ export async function acquireLeaseWithin(
   try {
     return checkLease(lease, key);
   } catch (error) {
-    await storeCall("acquireLease", signal, reclaimLease(store, key, owner)).catch(() => undefined);
+    await storeCall("acquireLease", signal, reclaimLease(store, key, owner, lease)).catch(() => undefined);
     throw error;
   }
 }
 
-/** Gives back what `acquireLease(key, owner)` answered: a well-formed lease is released, anything else reclaimed ({@link reclaimLease}). Never rejects. */
+/** Gives back what `acquireLease(key, owner)` answered: a well-formed lease is released, anything else as {@link reclaimLease} does. Never rejects. */
 function giveBack(store: ThreadStore, key: string, owner: string, answer: unknown): Promise<void> {
   let lease: Lease;
   try {
     lease = checkLease(answer, key);
   } catch {
-    return reclaimLease(store, key, owner);
+    return reclaimLease(store, key, owner, answer);
   }
   return store.releaseLease(lease).catch(() => undefined);
 }
 
 /**
- * Frees a lease on `key` that `owner` may hold without knowing its token (its grant was answered
- * malformed): the contract lets an owner take its own lease again, so it is taken once more with a
- * 1 ms time-to-live (lapsing at once even if the release below fails) and released with the token
- * that answer carries. A lease another owner holds is left alone (the store refuses: BusyError);
- * a key nobody holds is taken and released (only its fencing token moves on). A store that answers
- * this acquisition malformed too still got the 1 ms expiry. Never rejects.
+ * Gives back the lease a malformed `acquireLease(key, owner)` answer may hide, but only a grant
+ * this caller can prove is its own: an answer for `key` naming `owner` itself and a finite token
+ * is released with that owner and token (a store releases only the lease granted with both, so a
+ * later holder's lease, whose token is higher, is never freed). Anything else (no object, another
+ * key, another owner or the store's own, no usable token) is left to lapse at its time-to-live:
+ * taking the key again to learn a token would cut the lease of whoever holds it under the same
+ * owner in the store's eyes (a fleet's co-worker: its workers share one). Never rejects.
  */
-export async function reclaimLease(store: ThreadStore, key: string, owner: string): Promise<void> {
-  try {
-    await store.releaseLease(checkLease(await store.acquireLease(key, owner, 1), key));
-  } catch {
-    // Busy under another owner, or the store failed again: nothing more can be done.
-  }
+export async function reclaimLease(store: ThreadStore, key: string, owner: string, answer: unknown): Promise<void> {
+  if (typeof answer !== "object" || answer === null) return;
+  const { target, owner: holder, token } = answer as Partial<Record<keyof Lease, unknown>>;
+  if (target !== key || holder !== owner || typeof token !== "number" || !Number.isFinite(token)) return;
+  // The expiry is not part of a lease's identity (the answer's may be the malformed field).
+  await store.releaseLease({ target: key, owner, token, expiresAt: new Date(0) }).catch(() => undefined);
 }
 
 /**

@@ -1,4 +1,6 @@
-import type { MemoryThreadStore, ThreadStore } from "@adaptor/threadstore";
+import { MemoryThreadStore, type ThreadStore } from "@adaptor/threadstore";
+import { Agent } from "../../src/index.js";
+import { scriptedDriver } from "../scripted-driver.js";
 
 /**
  * `inner` as a custom store would misbehave: its `method` answers `answer(real, args)` instead of
@@ -45,4 +47,16 @@ export async function verdict(work: Promise<unknown>): Promise<unknown> {
     () => "resolved",
     (error: unknown) => error,
   );
+}
+
+/** A driver whose every turn answers `ok:<prompt>` and keeps (or starts) session `s1`. */
+export function healthyDriver() {
+  return scriptedDriver(async (request) => ({ text: `ok:${request.prompt}`, checkpoint: { resumeId: request.session?.resumeId ?? "s1" } }));
+}
+
+/** A MemoryThreadStore holding thread `k` after one turn of owner `h`. */
+export async function seeded(): Promise<MemoryThreadStore> {
+  const inner = new MemoryThreadStore();
+  await new Agent(healthyDriver(), { threadStore: inner, owner: "h" }).thread("k").run("first");
+  return inner;
 }

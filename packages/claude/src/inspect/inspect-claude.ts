@@ -1,7 +1,7 @@
 import { checkInspectOptions, type DriverDescriptor, type DriverInspection, type InspectCheck, type InspectOptions } from "@adaptor/driver";
 import { inspectCli, type ProbeContext, type ProbeFindings } from "@adaptor/driver/kit";
 import { mergeChildEnv } from "@adaptor/driver/process";
-import { PINNED_CLAUDE_VERSION, defaultClaudeCommand } from "../command.js";
+import { CLAUDE_VERSION_FLOOR, defaultClaudeCommand } from "../command.js";
 import { CLAUDE_INHERITED_ENV, type ClaudeConfig } from "../config.js";
 import { probeInitialize } from "./initialize-probe.js";
 
@@ -14,7 +14,7 @@ interface AuthStatus {
 }
 
 /**
- * The Claude driver's `inspect()`: `claude --version` against the pinned version, then
+ * The Claude driver's `inspect()`: `claude --version` against the driver's versions (pinned, oldest supported), then
  * `claude auth status` (which prints the login state and the name of the key's source, never the
  * key), then the models and slash commands from the `initialize` answer of a short-lived
  * stream-json process (no prompt, so no model call). The model list is the CLI's picker (aliases
@@ -37,7 +37,7 @@ export async function inspectClaude(
     command: config.command ?? defaultClaudeCommand(),
     env,
     ...(config.cwd !== undefined ? { cwd: config.cwd } : {}),
-    pinnedVersion: PINNED_CLAUDE_VERSION,
+    versionFloor: CLAUDE_VERSION_FLOOR,
     versionArgs: ["--version"],
     skills: true,
     ...(signal ? { signal } : {}),

@@ -19,7 +19,7 @@ import {
 import { answerObject, requestAnswer } from "../app-server/answers.js";
 import { codexRpc } from "../app-server/codex-rpc.js";
 import type { CliProcess } from "@adaptor/driver/process";
-import { PINNED_CODEX_VERSION, defaultCodexCommand } from "../command.js";
+import { CODEX_VERSION_FLOOR, defaultCodexCommand } from "../command.js";
 import { configOverrideArgs, type CodexConfig } from "../config.js";
 import { codexEnv } from "../process-helpers.js";
 
@@ -31,7 +31,7 @@ interface ProviderConfig {
 }
 
 /**
- * The Codex driver's `inspect()`: `codex --version` against the pinned version, then one
+ * The Codex driver's `inspect()`: `codex --version` against the driver's versions (pinned, oldest supported), then one
  * `codex app-server` session (`initialize`, `config/read`, `getAuthStatus` without the token,
  * `model/list`), ended at once. No turn is started, so no model call is made.
  */
@@ -47,7 +47,7 @@ export async function inspectCodex(
     command: config.command ?? defaultCodexCommand(),
     env: codexEnv(config, undefined),
     ...(config.cwd !== undefined ? { cwd: config.cwd } : {}),
-    pinnedVersion: PINNED_CODEX_VERSION,
+    versionFloor: CODEX_VERSION_FLOOR,
     versionArgs: ["--version"],
     skills: false,
     ...(signal ? { signal } : {}),

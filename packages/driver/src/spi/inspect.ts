@@ -15,7 +15,10 @@ export type InspectCheckName = "config" | "executable" | "version" | "authentica
  * - `executable_not_found`: no executable at the configured command or on `PATH`;
  * - `executable_not_runnable`: it exists but cannot be run (permission, a directory, it failed to start);
  * - `version_unreadable`: its version command printed no version;
- * - `version_mismatch`: the version differs from the one the driver is pinned to and tested against;
+ * - `version_unsupported`: the version is older than the oldest the driver supports, so a run would be
+ *   refused before it starts (`FeatureUnsupportedError`, feature `"cliVersion"`; the message is its reason);
+ * - `version_mismatch`: the version differs from the one the driver is pinned to and tested against
+ *   (a run goes ahead);
  * - `unauthenticated`: the CLI has no credentials it would use;
  * - `probe_failed`: a probe command failed or answered something unexpected;
  * - `probe_timeout`: a probe did not answer within its deadline.
@@ -25,6 +28,7 @@ export type InspectFailureReason =
   | "executable_not_found"
   | "executable_not_runnable"
   | "version_unreadable"
+  | "version_unsupported"
   | "version_mismatch"
   | "unauthenticated"
   | "probe_failed"
@@ -81,8 +85,11 @@ export interface DriverInspection {
   readonly ok: boolean;
   /** The executable: the command as configured, and the absolute path it resolved to, if found. */
   readonly executable: { readonly command: string; readonly path?: string; readonly found: boolean };
-  /** The version the executable reports, the one the driver is pinned to, and whether they match. */
-  readonly version: { readonly found?: string; readonly pinned?: string; readonly matches?: boolean };
+  /**
+   * The version the executable reports, the one the driver is pinned to, whether they match, and
+   * the oldest a run is not refused on (for a driver that declares one).
+   */
+  readonly version: { readonly found?: string; readonly pinned?: string; readonly minimum?: string; readonly matches?: boolean };
   /**
    * Whether the CLI has credentials it would use. `method` and `source` name them
    * (`"api_key"`, `"ANTHROPIC_API_KEY"`), never their value. `present` is false when the probe

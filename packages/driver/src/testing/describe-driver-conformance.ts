@@ -294,6 +294,7 @@ const INSPECT_REASONS: readonly InspectFailureReason[] = [
   "executable_not_found",
   "executable_not_runnable",
   "version_unreadable",
+  "version_unsupported",
   "version_mismatch",
   "unauthenticated",
   "probe_failed",

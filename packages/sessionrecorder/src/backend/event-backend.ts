@@ -44,8 +44,14 @@ export interface EventLogWriter extends AsyncDisposable {
    * (then every later append fails too: close the writer and `repair` the log).
    */
   append(event: JsonValue): Promise<RecordedEvent>;
-  /** Waits for pending appends, makes them durable, releases the key. Idempotent. */
-  close(): Promise<void>;
+  /**
+   * Waits for pending appends, makes them durable, releases the key. Idempotent. Appends are
+   * refused from the call on.
+   * @throws AppendsPendingError (`ErrAppendsPending`) naming the appends that had not answered when
+   * `options.signal` aborted first (the writer stays closed; they may still be stored and the key
+   * is released once they answer); `signal.reason` when it aborted with none pending.
+   */
+  close(options?: BackendCallOptions): Promise<void>;
 }
 
 /**
@@ -74,6 +80,14 @@ export interface EventBackend extends AsyncDisposable {
    * EventLogLockedError while a writer holds the key.
    */
   repair(key: string, options?: BackendCallOptions): Promise<RepairReport>;
-  /** Closes every open writer (their pending appends complete first), then refuses all operations. Idempotent. */
-  close(): Promise<void>;
+  /**
+   * Closes every open writer (their pending appends complete first), then refuses all operations.
+   * Idempotent: a later call waits for the same close.
+   * @throws AppendsPendingError (`ErrAppendsPending`) naming, per writer, the appends that had not
+   * answered when `options.signal` aborted first (a store that stopped answering); the backend
+   * stays closed, the appends may still be stored, and their writers release their keys once they
+   * answer (a later `close()` without a signal waits for that). `signal.reason` when it aborted
+   * with no append pending.
+   */
+  close(options?: BackendCallOptions): Promise<void>;
 }

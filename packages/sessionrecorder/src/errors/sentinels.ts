@@ -11,3 +11,5 @@ export const ErrJSONLEventBackendClosed = sentinel("adaptor.sessionrecorder.JSON
 export const ErrJSONLEventLogCorrupt = sentinel("adaptor.sessionrecorder.JSONLEventLogCorrupt", "event log corrupt");
 /** Another writer (in this or another process) holds the session key's log. */
 export const ErrEventLogLocked = sentinel("adaptor.sessionrecorder.EventLogLocked", "event log locked");
+/** A backend's or writer's `close()` gave up, on its signal, waiting for appends the store had not answered. */
+export const ErrAppendsPending = sentinel("adaptor.sessionrecorder.AppendsPending", "appends pending");

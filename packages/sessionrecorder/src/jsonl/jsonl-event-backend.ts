@@ -5,6 +5,7 @@ import { checkOptions, InvalidOptionError, optionChecks } from "@adaptor/errors"
 import { throwIfAborted } from "../backend/abort.js";
 import type { BackendCallOptions, EventBackend, EventLogWriter, RecordedEvent, RepairReport } from "../backend/event-backend.js";
 import { closedError } from "../errors/closed.js";
+import { closeWithin } from "../backend/close-within.js";
 import { EventLogCorruptError } from "../errors/event-log-corrupt-error.js";
 import { InvalidSessionKeyError } from "../errors/invalid-session-key-error.js";
 import { checkSessionKey } from "../keys/session-key.js";
@@ -60,6 +61,7 @@ export class JsonlEventBackend implements EventBackend {
   readonly #writers = new Map<string, JsonlWriter>();
   #realRoot: Promise<string> | undefined;
   #closed = false;
+  #closing: Promise<void> | undefined;
 
   /** @throws InvalidOptionError for a missing root, an unknown option or a bad fsync / maxLineBytes value. */
   constructor(options: JsonlEventBackendOptions) {
@@ -173,10 +175,11 @@ export class JsonlEventBackend implements EventBackend {
     }
   }
 
-  async close(): Promise<void> {
-    if (this.#closed) return;
+  /** See {@link EventBackend.close}. */
+  close(options: BackendCallOptions = {}): Promise<void> {
     this.#closed = true;
-    await Promise.all([...this.#writers.values()].map((writer) => writer.close()));
+    this.#closing ??= Promise.all([...this.#writers.values()].map((writer) => writer.close())).then(() => undefined);
+    return closeWithin(this.#closing, options.signal, () => [...this.#writers.values()].flatMap((writer) => writer.pendingAppends() ?? []));
   }
 
   async [Symbol.asyncDispose](): Promise<void> {

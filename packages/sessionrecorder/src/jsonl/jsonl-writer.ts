@@ -1,8 +1,10 @@
 import { lstat, type FileHandle } from "node:fs/promises";
 import { DriverError, ErrCode } from "@adaptor/errors";
 import { encodeRecord } from "../backend/encode-record.js";
-import type { EventLogWriter, JsonValue, RecordedEvent } from "../backend/event-backend.js";
+import type { BackendCallOptions, EventLogWriter, JsonValue, RecordedEvent } from "../backend/event-backend.js";
 import { closedError } from "../errors/closed.js";
+import type { PendingAppends } from "../errors/appends-pending-error.js";
+import { closeWithin } from "../backend/close-within.js";
 import { EventLogCorruptError } from "../errors/event-log-corrupt-error.js";
 import type { HeldLock } from "./lock-file.js";
 
@@ -42,6 +44,8 @@ export class JsonlWriter implements EventLogWriter {
   readonly key: string;
   readonly #init: JsonlWriterInit;
   #lastSequence: number;
+  /** The last sequence whose append resolved or rejected. */
+  #answered: number;
   #committedBytes: number;
   #queue: Pending[] = [];
   #flushing: Promise<void> | undefined;
@@ -52,6 +56,7 @@ export class JsonlWriter implements EventLogWriter {
     this.key = init.key;
     this.#init = init;
     this.#lastSequence = init.lastSequence;
+    this.#answered = init.lastSequence;
     this.#committedBytes = init.size;
   }
 
@@ -112,9 +117,11 @@ export class JsonlWriter implements EventLogWriter {
             error instanceof EventLogCorruptError
               ? error
               : new DriverError({ op: "append", device: this.key, code: ErrCode.Internal, cause: error });
+          this.#answered = batch.at(-1)!.record.sequence;
           for (const pending of batch) pending.reject(this.#failure);
           continue;
         }
+        this.#answered = batch.at(-1)!.record.sequence;
         for (const pending of batch) pending.resolve(pending.record);
       }
     } finally {
@@ -141,9 +148,15 @@ export class JsonlWriter implements EventLogWriter {
     if (detail !== undefined) throw new EventLogCorruptError({ key: this.key, kind: "changed-under-writer", line, offset, detail });
   }
 
-  close(): Promise<void> {
+  /** The appends not yet answered, or undefined when there are none. */
+  pendingAppends(): PendingAppends | undefined {
+    return this.#answered < this.#lastSequence ? { key: this.key, first: this.#answered + 1, last: this.#lastSequence } : undefined;
+  }
+
+  /** See {@link EventLogWriter.close}. */
+  close(options: BackendCallOptions = {}): Promise<void> {
     this.#closing ??= this.#close();
-    return this.#closing;
+    return closeWithin(this.#closing, options.signal, () => [this.pendingAppends() ?? []].flat());
   }
 
   async #close(): Promise<void> {

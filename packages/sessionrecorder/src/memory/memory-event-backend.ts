@@ -49,7 +49,8 @@ export class MemoryEventBackend implements EventBackend {
     return { key, truncatedBytes: 0, lastSequence: this.#logs.get(key)?.length ?? 0 };
   }
 
-  async close(): Promise<void> {
+  /** See {@link EventBackend.close}: an append here is stored at its call, so nothing is ever pending and `options` is not needed. */
+  async close(_options?: BackendCallOptions): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
     await Promise.all([...this.#writers.values()].map((w) => w.close()));
@@ -89,7 +90,8 @@ class MemoryWriter implements EventLogWriter {
     return record;
   }
 
-  async close(): Promise<void> {
+  /** See {@link EventLogWriter.close}: nothing is ever pending here, so `options` is not needed. */
+  async close(_options?: BackendCallOptions): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
     this.#release();

@@ -46,12 +46,12 @@ export interface ThreadStore {
    * now + `ttlMs`. An expired lease, or one `owner` already holds, can be taken (the held one's
    * expiry is replaced by now + `ttlMs`, later or earlier).
    *
-   * Answers the lease exactly as granted: a lease is released only with its token (there is no
-   * release by owner), so a caller given no well-formed lease (`null`, a NaN token, another
-   * target) cannot release one the store did grant. Such a caller can only take the lease again
-   * under the same owner and release that (the SDK does, with a 1 ms `ttlMs`, so it lapses at
-   * once even if the release fails); a store that answers malformed again leaves the key busy
-   * until that short lease lapses, and a caller that does not retake it, until `ttlMs` passes.
+   * Answers the lease exactly as granted: a lease is released only with its owner and token
+   * (there is no release by owner), so a caller given no well-formed lease (`null`, a NaN token,
+   * another target) cannot release one the store did grant, and the key stays busy until `ttlMs`
+   * passes. The SDK releases such an answer only while it still names the caller's owner, the key
+   * and a finite token; it never takes the key again to learn a token, since under an owner the
+   * store shares (a fleet's workers) that would cut the lease of whoever holds it.
    * @throws BusyError while another owner's lease is live.
    */
   acquireLease(target: string, owner: string, ttlMs: number, signal?: AbortSignal): Promise<Lease>;

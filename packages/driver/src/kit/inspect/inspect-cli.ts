@@ -4,6 +4,7 @@ import type { DriverInspection, InspectCheck, InspectCommands, InspectModels } f
 import type { CliProcess } from "../../process/cli-process.js";
 import { resolveExecutable } from "../../process/resolve-executable.js";
 import { spawnCli } from "../../process/spawn-cli.js";
+import { isVersion, versionFloorRefusal, type VersionFloor } from "../version-floor/floor.js";
 
 /** Default deadline of one inspect probe, in ms. */
 export const DEFAULT_PROBE_TIMEOUT_MS = 30_000;
@@ -53,8 +54,14 @@ export interface CliInspectionPlan {
   /** The environment the CLI would get for a run. */
   readonly env: Readonly<Record<string, string | undefined>>;
   readonly cwd?: string;
-  /** The version the driver is pinned to. */
+  /** The version the driver is pinned to, for a driver without a {@link CliInspectionPlan.versionFloor}. */
   readonly pinnedVersion?: string;
+  /**
+   * The versions the driver declares (its pinned one and the oldest a run is not refused on): a
+   * version older than `minimum` fails the version check as `version_unsupported`, with the
+   * reason of the refusal a run would give. Its `pinned` is the pinned version.
+   */
+  readonly versionFloor?: VersionFloor;
   /** Arguments that print the version, e.g. `["--version"]`. */
   readonly versionArgs: readonly string[];
   /** Whether the driver hands skills to the CLI. */
@@ -97,9 +104,10 @@ function spawnReason(error: unknown): InspectCheck["reason"] {
 
 /**
  * The shared steps of a CLI driver's `inspect()`: configuration, executable, version against the
- * pinned one, then the driver's own probes. Nothing is thrown except `signal.reason`: every
- * failure is a check in `failed`. One skip rule: once the configuration, the executable or the
- * version check failed (including a version that differs from the pinned one), no later probe
+ * driver's floor (older: `version_unsupported`, what a run would refuse) and the pinned one (else
+ * `version_mismatch`), then the driver's own probes. Nothing is thrown except `signal.reason`:
+ * every failure is a check in `failed`. One skip rule: once the configuration, the executable or
+ * the version check failed (including a version that differs from the pinned one), no later probe
  * runs, and `authentication` and `models` say {@link NOT_PROBED}. No model call is made by these
  * steps.
  */
@@ -161,11 +169,16 @@ export async function inspectCli(plan: CliInspectionPlan): Promise<DriverInspect
     return finish({ executable, version: versionOf(plan, undefined), authentication, models });
   }
   const version = versionOf(plan, found);
+  const refusal = plan.versionFloor && isVersion(found) ? versionFloorRefusal(plan.versionFloor, found) : undefined;
+  if (refusal) {
+    failed.push({ check: "version", reason: "version_unsupported", message: refusal.reason });
+    return finish({ executable, version, authentication, models });
+  }
   if (version.matches === false) {
     failed.push({
       check: "version",
       reason: "version_mismatch",
-      message: `found ${found}, the driver is pinned to and tested against ${plan.pinnedVersion}`,
+      message: `found ${found}, the driver is pinned to and tested against ${version.pinned}`,
     });
     // Probing another version would only add failures of its own: one skip rule for every check.
     return finish({ executable, version, authentication, models });
@@ -189,10 +202,12 @@ export async function inspectCli(plan: CliInspectionPlan): Promise<DriverInspect
 }
 
 function versionOf(plan: CliInspectionPlan, found: string | undefined): DriverInspection["version"] {
+  const pinned = plan.pinnedVersion ?? plan.versionFloor?.pinned;
   return {
     ...(found !== undefined ? { found } : {}),
-    ...(plan.pinnedVersion !== undefined ? { pinned: plan.pinnedVersion } : {}),
-    ...(found !== undefined && plan.pinnedVersion !== undefined ? { matches: found === plan.pinnedVersion } : {}),
+    ...(pinned !== undefined ? { pinned } : {}),
+    ...(plan.versionFloor ? { minimum: plan.versionFloor.minimum } : {}),
+    ...(found !== undefined && pinned !== undefined ? { matches: found === pinned } : {}),
   };
 }
 
