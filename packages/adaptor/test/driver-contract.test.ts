@@ -199,6 +199,20 @@ describe("the SDK's checks of a driver's response", () => {
     }
   });
 
+  it("a result the driver marks coveredByAsk (an ask that did not name its id covered it) is not an unasked call", async () => {
+    const driver = scriptedDriver(async (_request, sink) => {
+      await sink.requestApproval({ kind: "permission", title: "Run touch a", toolName: "terminal/create" });
+      sink.emit({ type: "tool-call", phase: "start", id: "c1", name: "Bash", kind: "execute" });
+      sink.emit({ type: "tool-result", id: "c1", output: "", isError: false, coveredByAsk: true });
+      return { text: "ran" };
+    });
+    const { events, verdict } = await drain(
+      new Agent(driver).stream("p", { policy: { approvals: { permission: "ask" } }, onApproval: (r) => r.approve() }),
+    );
+    expect((verdict as { text: string }).text).toBe("ran");
+    expect(events.filter((e) => e.type === "notice" && e.kind === "approval.unasked")).toEqual([]);
+  });
+
   it("an unasked call under a permission mode the host accepted on best effort stays a success, listed not enforced", async () => {
     const entry = { field: "approvals.permission", value: "ask", enforced: false, mechanisms: [], detail: "best effort", bestEffort: true };
     const driver = scriptedDriver(async (_request, sink) => {

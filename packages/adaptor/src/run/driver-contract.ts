@@ -237,7 +237,8 @@ export interface UnaskedCall {
  * declares its CLI runs unasked (`capabilities.askExemptTools`: Claude Code's Read, its task list),
  * or a call whose `tool-call` `kind` is `read`, `search` or `think` (ACP agents say so), or a call
  * of the run's host tools (the SDK's own server applies the run's approvals to each call itself, so
- * the CLI runs them unasked by design). Each such call also fails the run ({@link calls}, given to
+ * the CLI runs them unasked by design), or a result the driver marks `coveredByAsk` (an ask the host
+ * answered covered it without naming its id). Each such call also fails the run ({@link calls}, given to
  * {@link checkDriverResponse}): whether the CLI exempted the tool itself or the driver skipped the
  * ask, the mode the host set did not hold for it.
  */
@@ -286,7 +287,8 @@ export class UnaskedTools {
       if (this.#exempt.has(event.name) || hasNoEffect(event.kind) || this.#isHostTool(event.name)) this.#harmless.add(event.id);
       return undefined;
     }
-    if (event.type !== "tool-result" || event.isError || this.#asked.has(event.id) || this.#harmless.has(event.id)) return undefined;
+    if (event.type !== "tool-result" || event.isError || event.coveredByAsk === true) return undefined;
+    if (this.#asked.has(event.id) || this.#harmless.has(event.id)) return undefined;
     const toolName = event.name ?? this.#names.get(event.id) ?? "a tool";
     if (this.#exempt.has(toolName) || this.#isHostTool(event.name)) return undefined;
     this.#calls.push({ toolCallId: event.id, toolName });
