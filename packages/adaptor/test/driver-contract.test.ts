@@ -193,7 +193,13 @@ describe("the SDK's checks of a driver's response", () => {
       expect(error.details).toEqual({ fields: ["approvals.permission"], toolCallIds: ["w1"] });
       expect(error.result.text).toBe("wrote");
       expect(error.result.enforcement).toEqual([
-        { field: "approvals.permission", value: mode, enforced: false, mechanisms: [], detail: "write (w1) ran without an approval request" },
+        {
+          field: "approvals.permission",
+          value: mode,
+          enforced: false,
+          mechanisms: [],
+          detail: "write (w1) ran without an approval request",
+        },
       ]);
       expect(events.at(-1)).toMatchObject({ type: "run-finished", ok: false, reason: "policy_violation" });
     }
@@ -225,7 +231,13 @@ describe("the SDK's checks of a driver's response", () => {
   });
 
   it("a driver's own policy_violation for an unasked call keeps its message and entry", async () => {
-    const entry = { field: "approvals.permission", value: "ask", enforced: false, mechanisms: [], detail: "write ran unasked (the agent's words)" };
+    const entry = {
+      field: "approvals.permission",
+      value: "ask",
+      enforced: false,
+      mechanisms: [],
+      detail: "write ran unasked (the agent's words)",
+    };
     const driver = scriptedDriver(async (_request, sink) => {
       sink.emit({ type: "tool-call", phase: "start", id: "w1", name: "write" });
       sink.emit({ type: "tool-result", id: "w1", output: "wrote", isError: false });

@@ -104,7 +104,12 @@ export function checkDriverResponse(
  * `response` failed as `policy_violation` for the `calls` that ran without an approval request
  * under `policy`'s `approvals.permission` (see {@link checkDriverResponse}).
  */
-function refuseUnasked(device: string, response: DriverResponse, policy: RunPolicy | undefined, calls: readonly UnaskedCall[]): DriverResponse {
+function refuseUnasked(
+  device: string,
+  response: DriverResponse,
+  policy: RunPolicy | undefined,
+  calls: readonly UnaskedCall[],
+): DriverResponse {
   const mode = policy?.approvals?.permission;
   if (calls.length === 0 || mode === undefined) return response;
   const field = "approvals.permission";

@@ -147,7 +147,11 @@ describe("OneShotCliDriver", () => {
 
   it("runs a value its rule leaves unenforced on best effort (the host's choice), reported not enforced", async () => {
     await using driver = new OneShotCliDriver({ ...PLAN, enforcement: () => ({ notEnforced: "accepted", bestEffort: true }) }, {});
-    const response = await driver.run({ runId: "r1", prompt: "hello", policy: { sandbox: "read_only" } }, sink(), new AbortController().signal);
+    const response = await driver.run(
+      { runId: "r1", prompt: "hello", policy: { sandbox: "read_only" } },
+      sink(),
+      new AbortController().signal,
+    );
     expect(response.enforcement).toEqual([
       { field: "sandbox", value: "read_only", enforced: false, mechanisms: [], detail: "accepted", bestEffort: true },
     ]);
