@@ -100,6 +100,9 @@ export function checkDriverResponse(
   return refuseUnenforced(device, withUnreported(checked, policy, "the driver did not report enforcing it"));
 }
 
+/** At most this many unasked calls are named in the verdict's message and entry (`details.toolCallIds` has them all). */
+const NAMED_CALLS = 5;
+
 /**
  * `response` failed as `policy_violation` for the `calls` that ran without an approval request
  * under `policy`'s `approvals.permission` (see {@link checkDriverResponse}).
@@ -117,7 +120,8 @@ function refuseUnasked(
   const entry = reported.find((e) => e.field === field);
   // The host accepted that the mode may not hold: the run stays a success, listed not enforced.
   if (entry && !entry.enforced && entry.bestEffort === true) return response;
-  const which = calls.map((call) => `${call.toolName} (${call.toolCallId})`).join(", ");
+  const named = calls.slice(0, NAMED_CALLS).map((call) => `${call.toolName} (${call.toolCallId})`);
+  const which = named.join(", ") + (calls.length > NAMED_CALLS ? ` and ${String(calls.length - NAMED_CALLS)} more calls` : "");
   const detail = `${which} ran without an approval request`;
   // A driver that found the mode broken itself keeps its own entry.
   const marked: PolicyEnforcement = entry && !entry.enforced ? entry : { field, value: mode, enforced: false, mechanisms: [], detail };
