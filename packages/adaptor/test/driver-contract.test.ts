@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { DriverEvent } from "@adaptor/driver";
 import { MemoryThreadStore } from "@adaptor/threadstore";
-import { Agent, RunError, type AgentEvent } from "adaptor";
+import { Agent, DriverError, findError, RunError, type AgentEvent } from "adaptor";
 import { scriptedDriver } from "./scripted-driver.js";
 
 /** Every event of a run on `agent` and its verdict (the Result, or what it rejected with). */
@@ -43,10 +43,19 @@ describe("the SDK's checks of a driver's response", () => {
     expect((await new Agent(driver).run("hi")).text).toBe("ok");
   });
 
-  it("an explicitly set policy field the driver does not report is listed as not enforced", async () => {
-    const driver = scriptedDriver(async () => ({ text: "ok" }));
-    const result = await new Agent(driver).run("hi", { policy: { approvals: { permission: "auto_deny", question: "inherit" } } });
-    expect(result.enforcement).toEqual([
+  it("an explicitly set policy field the driver does not report fails the run as policy_violation, listed as not enforced", async () => {
+    const driver = scriptedDriver(async () => ({ text: "wrote the file", enforcement: [] }));
+    const error = await new Agent(driver)
+      .run("hi", { policy: { sandbox: undefined, approvals: { permission: "auto_deny", question: "inherit" } } })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(RunError);
+    expect((error as RunError).reason).toBe("policy_violation");
+    expect((error as RunError).message).toBe(
+      "scripted: approvals.permission=auto_deny not enforced (the driver did not report enforcing it); a value a driver cannot enforce must be refused before launch",
+    );
+    expect((error as RunError).details).toEqual({ fields: ["approvals.permission"] });
+    expect((error as RunError).result.text).toBe("wrote the file");
+    expect((error as RunError).result.enforcement).toEqual([
       {
         field: "approvals.permission",
         value: "auto_deny",
@@ -55,6 +64,16 @@ describe("the SDK's checks of a driver's response", () => {
         detail: "the driver did not report enforcing it",
       },
     ]);
+  });
+
+  it("a driver that reports a field not enforced and one that does not report it get the same verdict", async () => {
+    const reasons: unknown[] = [];
+    for (const enforcement of [[], [{ field: "approvals.permission", value: "ask", enforced: false, mechanisms: [], detail: "cannot" }]]) {
+      const driver = scriptedDriver(async () => ({ text: "ok", enforcement }));
+      const error = await new Agent(driver).run("hi", { policy: { approvals: { permission: "ask" } } }).catch((e: unknown) => e);
+      reasons.push((error as RunError).reason);
+    }
+    expect(reasons).toEqual(["policy_violation", "policy_violation"]);
   });
 
   it("a driver that reports a set value it did not enforce, without best effort, fails the run as policy_violation with its Result", async () => {
@@ -66,7 +85,7 @@ describe("the SDK's checks of a driver's response", () => {
     expect(error).toBeInstanceOf(RunError);
     expect((error as RunError).reason).toBe("policy_violation");
     expect((error as RunError).message).toBe(
-      "scripted reported approvals.permission=auto_deny not enforced (mycli cannot); a value a driver cannot enforce must be refused before launch",
+      "scripted: approvals.permission=auto_deny not enforced (mycli cannot); a value a driver cannot enforce must be refused before launch",
     );
     expect((error as RunError).details).toEqual({ fields: ["approvals.permission"] });
     expect((error as RunError).result.text).toBe("wrote the file");
@@ -109,7 +128,7 @@ describe("the SDK's checks of a driver's response", () => {
       });
       const events: AgentEvent[] = [];
       for await (const event of stream) events.push(event);
-      await stream.result();
+      await stream.result().catch(() => undefined);
       return events.flatMap((e) =>
         e.type === "notice" && e.kind === "approval.unasked" ? [{ type: e.type, kind: e.kind, message: e.message, data: e.data }] : [],
       );
@@ -151,9 +170,107 @@ describe("the SDK's checks of a driver's response", () => {
     const stream = agent.stream("p", { policy: { approvals: { permission: "ask" } }, onApproval: (request) => request.approve() });
     const events: AgentEvent[] = [];
     for await (const event of stream) events.push(event);
-    await stream.result();
+    const error = await stream.result().catch((e: unknown) => e);
     const unasked = events.flatMap((e) => (e.type === "notice" && e.kind === "approval.unasked" ? [e.data?.["toolCallId"]] : []));
     expect(unasked).toEqual(["w1", "w2", "x1"]);
+    expect((error as RunError).details).toEqual({ fields: ["approvals.permission"], toolCallIds: ["w1", "w2", "x1"] });
+  });
+
+  it("under auto_deny or ask, a tool that ran without an ask fails the run policy_violation with its Result, the permission entry not enforced", async () => {
+    for (const mode of ["auto_deny", "ask"] as const) {
+      const driver = scriptedDriver(async (_request, sink) => {
+        sink.emit({ type: "tool-call", phase: "start", id: "w1", name: "write" });
+        sink.emit({ type: "tool-result", id: "w1", output: "wrote", isError: false });
+        return { text: "wrote" };
+      });
+      const { events, verdict } = await drain(
+        new Agent(driver).stream("p", { policy: { approvals: { permission: mode } }, onApproval: (request) => request.approve() }),
+      );
+      expect(verdict, mode).toBeInstanceOf(RunError);
+      const error = verdict as RunError;
+      expect(error.reason).toBe("policy_violation");
+      expect(error.message).toBe(`scripted: write (w1) ran without an approval request under approvals.permission "${mode}"`);
+      expect(error.details).toEqual({ fields: ["approvals.permission"], toolCallIds: ["w1"] });
+      expect(error.result.text).toBe("wrote");
+      expect(error.result.enforcement).toEqual([
+        {
+          field: "approvals.permission",
+          value: mode,
+          enforced: false,
+          mechanisms: [],
+          detail: "write (w1) ran without an approval request",
+        },
+      ]);
+      expect(events.at(-1)).toMatchObject({ type: "run-finished", ok: false, reason: "policy_violation" });
+    }
+  });
+
+  it("a result the driver marks coveredByAsk (an ask that did not name its id covered it) is not an unasked call", async () => {
+    const driver = scriptedDriver(async (_request, sink) => {
+      await sink.requestApproval({ kind: "permission", title: "Run touch a", toolName: "terminal/create" });
+      sink.emit({ type: "tool-call", phase: "start", id: "c1", name: "Bash", kind: "execute" });
+      sink.emit({ type: "tool-result", id: "c1", output: "", isError: false, coveredByAsk: true });
+      return { text: "ran" };
+    });
+    const { events, verdict } = await drain(
+      new Agent(driver).stream("p", { policy: { approvals: { permission: "ask" } }, onApproval: (r) => r.approve() }),
+    );
+    expect((verdict as { text: string }).text).toBe("ran");
+    expect(events.filter((e) => e.type === "notice" && e.kind === "approval.unasked")).toEqual([]);
+  });
+
+  it("an unasked call under a permission mode the host accepted on best effort stays a success, listed not enforced", async () => {
+    const entry = { field: "approvals.permission", value: "ask", enforced: false, mechanisms: [], detail: "best effort", bestEffort: true };
+    const driver = scriptedDriver(async (_request, sink) => {
+      sink.emit({ type: "tool-call", phase: "start", id: "w1", name: "write" });
+      sink.emit({ type: "tool-result", id: "w1", output: "wrote", isError: false });
+      return { text: "wrote", enforcement: [entry] };
+    });
+    const result = await new Agent(driver).run("p", { policy: { approvals: { permission: "ask" } }, onApproval: (r) => r.approve() });
+    expect(result.enforcement).toEqual([entry]);
+  });
+
+  it("a driver's own policy_violation for an unasked call keeps its message and entry", async () => {
+    const entry = {
+      field: "approvals.permission",
+      value: "ask",
+      enforced: false,
+      mechanisms: [],
+      detail: "write ran unasked (the agent's words)",
+    };
+    const driver = scriptedDriver(async (_request, sink) => {
+      sink.emit({ type: "tool-call", phase: "start", id: "w1", name: "write" });
+      sink.emit({ type: "tool-result", id: "w1", output: "wrote", isError: false });
+      return { text: "", enforcement: [entry], failure: { reason: "policy_violation", message: "the agent ran write unasked" } };
+    });
+    const error = (await new Agent(driver)
+      .run("p", { policy: { approvals: { permission: "ask" } }, onApproval: (r) => r.approve() })
+      .catch((e: unknown) => e)) as RunError;
+    expect(error.message).toBe("the agent ran write unasked");
+    expect(error.result.enforcement).toEqual([entry]);
+  });
+
+  it("a driver whose run() rejects with a string, undefined or a plain object: the host gets a DriverError INTERNAL (op driver run) whose cause is the value", async () => {
+    for (const [thrown, quoted] of [
+      ["plain string failure", '"plain string failure"'],
+      [undefined, "undefined"],
+      [{ code: 42 }, '{"code":42}'],
+    ] as const) {
+      const driver = scriptedDriver(() => Promise.reject(thrown as unknown));
+      const error = await new Agent(driver).run("hi").catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(DriverError);
+      expect(findError(error, DriverError)).toMatchObject({ code: "INTERNAL", op: "driver run", device: "scripted" });
+      expect((error as DriverError).cause).toBe(thrown);
+      expect((error as DriverError).message).toBe(
+        `[INTERNAL] driver run: scripted (the driver's run() rejected with a value that is not an Error: ${quoted})`,
+      );
+    }
+  });
+
+  it("a driver's Error rejection reaches the host unchanged", async () => {
+    const failure = new TypeError("driver bug");
+    const error = await new Agent(scriptedDriver(() => Promise.reject(failure))).run("hi").catch((e: unknown) => e);
+    expect(error).toBe(failure);
   });
 
   it("a driver that ignores the abort is left behind after 3 × killGraceMs + 5 s: the run rejects with the abort reason and a notice says so", async () => {

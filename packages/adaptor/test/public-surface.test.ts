@@ -111,6 +111,7 @@ describe("public surface", () => {
       "JsonRpcConnection",
       "JsonRpcError",
       "LineTemplate",
+      "NOT_ENFORCED_BY_RULE",
       "NOT_PROBED",
       "OneShotCliDriver",
       "ProcessPool",

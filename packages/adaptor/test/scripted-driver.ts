@@ -1,4 +1,5 @@
 import type { ApprovalDecision, Driver, DriverRequest, DriverResponse, DriverSink } from "@adaptor/driver";
+import { reportEnforcement } from "@adaptor/driver/kit";
 
 /** A driver whose run is a test-provided async function; records requests. No process involved. */
 export function scriptedDriver(
@@ -42,7 +43,10 @@ export function scriptedDriver(
         ...(sink.partial ? { partial: sink.partial.bind(sink) } : {}),
       };
       const partial = await script(request, wrapped, signal);
-      return { text: "", transcript: [], raw: { stdout: "", stderr: "" }, ...partial };
+      // Its asks are the SDK's approvals: every explicitly set field is reported enforced so,
+      // unless the script reports its own `enforcement`.
+      const enforcement = reportEnforcement(request.policy, () => ({ mechanisms: ["approval"], detail: "scripted asks the host" }));
+      return { text: "", transcript: [], raw: { stdout: "", stderr: "" }, enforcement, ...partial };
     },
     ...extra,
   };

@@ -12,6 +12,8 @@ export interface DriverErrorInit {
   code: ErrCode;
   /** The underlying error or a short reason. Strings become the parenthesised detail. */
   cause?: unknown;
+  /** The parenthesised detail, when it should not be the cause's message (a cause that is not an Error). */
+  detail?: string;
 }
 
 /**
@@ -35,9 +37,9 @@ export class DriverError extends AdaptorError {
   }
 }
 
-function formatDriverError({ op, device, code, cause }: DriverErrorInit): string {
-  const detail = cause === undefined ? "" : ` (${cause instanceof Error ? cause.message : String(cause)})`;
-  return `[${code}] ${op}: ${device}${detail}`;
+function formatDriverError({ op, device, code, cause, detail }: DriverErrorInit): string {
+  const text = detail ?? (cause === undefined ? undefined : cause instanceof Error ? cause.message : String(cause));
+  return `[${code}] ${op}: ${device}${text === undefined ? "" : ` (${text})`}`;
 }
 
 /** The `code` of the first {@link DriverError} on `err`'s chain, else `undefined`. */

@@ -46,6 +46,8 @@ interface ToolState {
   reportedRunning?: boolean;
   /** The last host terminal the call's content named (`{ type: "terminal", terminalId }`). */
   terminalId?: string;
+  /** The call ran unasked in a host terminal the host itself asked about: that ask was the call's. */
+  coveredByAsk?: boolean;
 }
 
 /** A tool call that acts (see {@link actsKind}) and ran without a permission ask. */
@@ -481,7 +483,10 @@ export class AcpTurn implements SessionHandler {
     const exempt = tool.trusted === true && !changesMachine(tool.actingKind);
     if (!refused && !cancelled && (this.#asked.has(id) || !acting || exempt)) return;
     // The command the call ran in a host terminal the host itself asked about: that was its ask.
-    if (!refused && !cancelled && tool.terminalId !== undefined && this.#takeAskedTerminal?.(tool.terminalId) === true) return;
+    if (!refused && !cancelled && tool.terminalId !== undefined && this.#takeAskedTerminal?.(tool.terminalId) === true) {
+      tool.coveredByAsk = true;
+      return;
+    }
     tool.unasked = true;
     const toolKind = tool.actingKind ?? kind ?? tool.kind;
     this.#onUnasked?.({
@@ -532,7 +537,8 @@ export class AcpTurn implements SessionHandler {
     const exitCode = tool.terminalId !== undefined ? this.#terminalExitCode?.(tool.terminalId) : undefined;
     const code = exitCode !== undefined ? { exitCode } : {};
     this.transcript.push({ kind: "tool-result", toolCallId: update.toolCallId, toolName: tool.name, text: output, isError, ...code });
-    this.#sink.emit({ type: "tool-result", id: update.toolCallId, name: tool.name, output, isError, ...code });
+    const covered = tool.coveredByAsk === true ? { coveredByAsk: true as const } : {};
+    this.#sink.emit({ type: "tool-result", id: update.toolCallId, name: tool.name, output, isError, ...code, ...covered });
   }
 
   #denied(id: string, reason: string): void {

@@ -1,5 +1,14 @@
-import type { ApprovalAsk, DriverDescriptor, DriverEvent, DriverResponse, NoticeEvent, RunPolicy } from "@adaptor/driver";
+import type {
+  ApprovalAsk,
+  DriverDescriptor,
+  DriverEvent,
+  DriverResponse,
+  NoticeEvent,
+  PolicyEnforcement,
+  RunPolicy,
+} from "@adaptor/driver";
 import { hasNoEffect, raceAbort, reportEnforcement, type McpServerTools } from "@adaptor/driver/kit";
+import { DriverError, ErrCode } from "@adaptor/errors";
 import { hostToolOf } from "../tools/host-tool-of.js";
 
 /** ms added to three kill graces in {@link driverStopMs}. */
@@ -50,12 +59,23 @@ export async function settleAfterAbort<T>(work: Promise<T>, signal: AbortSignal,
  *   `details.driverClaimedSuccess: true` noting the driver's claim; a driver's own `agent_error`
  *   for a process that exited non-zero or by a signal gets `details.exitCode` / `details.exitSignal`
  *   when it has none;
- * - a response without a failure whose `enforcement` lists a value `enforced: false` without
- *   `bestEffort` is a `policy_violation` (`details.fields`), keeping the driver's report;
+ * - a tool that ran without an approval request under an explicit `approvals.permission` of `ask`
+ *   or `auto_deny` (`unasked`, see {@link UnaskedTools}) fails the run `policy_violation`
+ *   (`details.fields`, `details.toolCallIds`) whatever the driver's own failure, unless the driver
+ *   already found a `policy_violation` or the host accepted the mode on best effort; the
+ *   `approvals.permission` entry says not enforced, naming the calls;
  * - each explicitly set policy field of `policy` (the one the driver was given) that the response's
- *   `enforcement` does not list is added as not enforced ("the driver did not report enforcing it").
+ *   `enforcement` does not list is added as not enforced ("the driver did not report enforcing it");
+ * - a response without a failure whose `enforcement` (with those added entries) lists a value
+ *   `enforced: false` without `bestEffort` is a `policy_violation` (`details.fields`), keeping the
+ *   driver's report: a value not shown enforced is never a success.
  */
-export function checkDriverResponse(device: string, response: DriverResponse, policy: RunPolicy | undefined): DriverResponse {
+export function checkDriverResponse(
+  device: string,
+  response: DriverResponse,
+  policy: RunPolicy | undefined,
+  unasked: readonly UnaskedCall[] = [],
+): DriverResponse {
   const exit = response.exit && response.exit.endedByDriver !== true ? response.exit : undefined;
   const failure = response.failure;
   let checked = response;
@@ -76,7 +96,47 @@ export function checkDriverResponse(device: string, response: DriverResponse, po
   )
     // The promised fields of a crash, for a driver that classified it without them.
     checked = { ...response, failure: { ...failure, details: { ...failure.details, exitCode: exit.code, exitSignal: exit.signal } } };
-  return withUnreported(refuseUnenforced(device, checked), policy, "the driver did not report enforcing it");
+  checked = refuseUnasked(device, checked, policy, unasked);
+  return refuseUnenforced(device, withUnreported(checked, policy, "the driver did not report enforcing it"));
+}
+
+/** At most this many unasked calls are named in the verdict's message and entry (`details.toolCallIds` has them all). */
+const NAMED_CALLS = 5;
+
+/**
+ * `response` failed as `policy_violation` for the `calls` that ran without an approval request
+ * under `policy`'s `approvals.permission` (see {@link checkDriverResponse}).
+ */
+function refuseUnasked(
+  device: string,
+  response: DriverResponse,
+  policy: RunPolicy | undefined,
+  calls: readonly UnaskedCall[],
+): DriverResponse {
+  const mode = policy?.approvals?.permission;
+  if (calls.length === 0 || mode === undefined) return response;
+  const field = "approvals.permission";
+  const reported = response.enforcement ?? [];
+  const entry = reported.find((e) => e.field === field);
+  // The host accepted that the mode may not hold: the run stays a success, listed not enforced.
+  if (entry && !entry.enforced && entry.bestEffort === true) return response;
+  const named = calls.slice(0, NAMED_CALLS).map((call) => `${call.toolName} (${call.toolCallId})`);
+  const which = named.join(", ") + (calls.length > NAMED_CALLS ? ` and ${String(calls.length - NAMED_CALLS)} more calls` : "");
+  const detail = `${which} ran without an approval request`;
+  // A driver that found the mode broken itself keeps its own entry.
+  const marked: PolicyEnforcement = entry && !entry.enforced ? entry : { field, value: mode, enforced: false, mechanisms: [], detail };
+  const enforcement = entry ? reported.map((e) => (e === entry ? marked : e)) : [...reported, marked];
+  if (response.failure?.reason === "policy_violation") return { ...response, enforcement };
+  const { interrupted: _interrupted, ...ran } = response;
+  return {
+    ...ran,
+    enforcement,
+    failure: {
+      reason: "policy_violation",
+      message: `${device}: ${detail} under approvals.permission ${JSON.stringify(mode)}`,
+      details: { fields: [field], toolCallIds: calls.map((call) => call.toolCallId) },
+    },
+  };
 }
 
 /**
@@ -140,10 +200,11 @@ export class ForeignEvents {
 }
 
 /**
- * `response` failed as `policy_violation` when, without a failure of its own, it reports a set
- * policy value not enforced that the host did not accept on best effort (`bestEffort`): a value a
- * driver cannot enforce is refused before launch, so such a run must not end as a success. The
- * Result keeps the driver's report; `details.fields` names the fields.
+ * `response` failed as `policy_violation` when, without a failure of its own, it lists a set
+ * policy value not enforced that the host did not accept on best effort (`bestEffort`), reported so
+ * by the driver or not reported at all: a value a driver cannot enforce is refused before launch,
+ * so such a run must not end as a success. The Result keeps the driver's report; `details.fields`
+ * names the fields.
  */
 function refuseUnenforced(device: string, response: DriverResponse): DriverResponse {
   if (response.failure || response.interrupted === true) return response;
@@ -154,7 +215,7 @@ function refuseUnenforced(device: string, response: DriverResponse): DriverRespo
     ...response,
     failure: {
       reason: "policy_violation",
-      message: `${device} reported ${which}; a value a driver cannot enforce must be refused before launch`,
+      message: `${device}: ${which}; a value a driver cannot enforce must be refused before launch`,
       details: { fields: unenforced.map((entry) => entry.field) },
     },
   };
@@ -171,6 +232,13 @@ export function withUnreported<T extends Partial<DriverResponse>>(output: T, pol
   return missing.length ? { ...output, enforcement: [...reported, ...missing] } : output;
 }
 
+/** A tool call that ran without an approval request under `ask` or `auto_deny`. */
+export interface UnaskedCall {
+  readonly toolCallId: string;
+  /** The tool's name as the driver reported it; `"a tool"` when it gave none. */
+  readonly toolName: string;
+}
+
 /**
  * Watches one driver call under an explicit `approvals.permission` of `ask` or `auto_deny` (as the
  * run started): a tool call that returned a result without error although no approval asked about
@@ -178,8 +246,10 @@ export function withUnreported<T extends Partial<DriverResponse>>(output: T, pol
  * declares its CLI runs unasked (`capabilities.askExemptTools`: Claude Code's Read, its task list),
  * or a call whose `tool-call` `kind` is `read`, `search` or `think` (ACP agents say so), or a call
  * of the run's host tools (the SDK's own server applies the run's approvals to each call itself, so
- * the CLI runs them unasked by design). Only a notice: the SDK cannot tell a CLI's own exemption of
- * another tool from a driver that skipped the ask.
+ * the CLI runs them unasked by design), or a result the driver marks `coveredByAsk` (an ask the host
+ * answered covered it without naming its id). Each such call also fails the run ({@link calls}, given to
+ * {@link checkDriverResponse}): whether the CLI exempted the tool itself or the driver skipped the
+ * ask, the mode the host set did not hold for it.
  */
 export class UnaskedTools {
   readonly #mode: string | undefined;
@@ -188,6 +258,7 @@ export class UnaskedTools {
   readonly #names = new Map<string, string>();
   /** Calls that cannot have an effect (by their name or kind). */
   readonly #harmless = new Set<string>();
+  readonly #calls: UnaskedCall[] = [];
 
   /** The run's host-tool server and its tools, whose calls the SDK gates itself. */
   readonly #hostTools: McpServerTools | undefined;
@@ -207,6 +278,11 @@ export class UnaskedTools {
     return this.#hostTools !== undefined && hostToolOf(name, this.#hostTools) !== undefined;
   }
 
+  /** The calls that got an `approval.unasked` notice so far, in order. */
+  get calls(): readonly UnaskedCall[] {
+    return this.#calls;
+  }
+
   /** Notes an approval the driver asked for. */
   asked(ask: ApprovalAsk): void {
     if (this.#mode && ask.toolCallId !== undefined) this.#asked.add(ask.toolCallId);
@@ -220,9 +296,11 @@ export class UnaskedTools {
       if (this.#exempt.has(event.name) || hasNoEffect(event.kind) || this.#isHostTool(event.name)) this.#harmless.add(event.id);
       return undefined;
     }
-    if (event.type !== "tool-result" || event.isError || this.#asked.has(event.id) || this.#harmless.has(event.id)) return undefined;
+    if (event.type !== "tool-result" || event.isError || event.coveredByAsk === true) return undefined;
+    if (this.#asked.has(event.id) || this.#harmless.has(event.id)) return undefined;
     const toolName = event.name ?? this.#names.get(event.id) ?? "a tool";
     if (this.#exempt.has(toolName) || this.#isHostTool(event.name)) return undefined;
+    this.#calls.push({ toolCallId: event.id, toolName });
     return {
       type: "notice",
       kind: "approval.unasked",
@@ -230,4 +308,31 @@ export class UnaskedTools {
       data: { toolCallId: event.id, toolName, mode: this.#mode },
     };
   }
+}
+
+/** At most this many characters of a non-Error rejection are quoted in {@link asDriverRejection}'s message. */
+const QUOTED_CHARS = 200;
+
+/**
+ * What a driver's `run()` rejected with, as the host gets it: an `Error` (or the run's own abort
+ * reason, whatever it is) unchanged; any other value (a string, `undefined`, a plain object) as a
+ * `DriverError` `INTERNAL`, op `driver run`, device the driver's type, whose `cause` is the value
+ * and whose message quotes it (at most 200 characters).
+ */
+export function asDriverRejection(device: string, rejected: unknown, abortReason: unknown): unknown {
+  if (rejected instanceof Error || (rejected === abortReason && rejected !== undefined)) return rejected;
+  let quoted: string;
+  try {
+    quoted = typeof rejected === "string" ? JSON.stringify(rejected) : (JSON.stringify(rejected) ?? String(rejected));
+  } catch {
+    quoted = Object.prototype.toString.call(rejected);
+  }
+  if (quoted.length > QUOTED_CHARS) quoted = `${quoted.slice(0, QUOTED_CHARS)}…`;
+  return new DriverError({
+    op: "driver run",
+    device,
+    code: ErrCode.Internal,
+    cause: rejected,
+    detail: `the driver's run() rejected with a value that is not an Error: ${quoted}`,
+  });
 }

@@ -21,6 +21,7 @@ import { ThreadCommitError } from "../errors/thread-commit-error.js";
 import type { EventQueue } from "../events/event-queue.js";
 import { ActiveBudget } from "./active-budget.js";
 import {
+  asDriverRejection,
   checkDriverResponse,
   driverStopMs,
   ForeignEvents,
@@ -286,7 +287,10 @@ export async function executeRun(setup: RunSetup): Promise<Result> {
         try {
           // A driver that does not settle after the abort is left behind: the run still ends.
           const stopMs = driverStopMs(driver);
-          called = await settleAfterAbort(driver.run(traced, sink, controller.signal), controller.signal, stopMs, () =>
+          const running = driver.run(traced, sink, controller.signal).catch((rejected: unknown) => {
+            throw asDriverRejection(driver.descriptor.type, rejected, controller.signal.reason);
+          });
+          called = await settleAfterAbort(running, controller.signal, stopMs, () =>
             queue.push({
               type: "notice",
               kind: "lifecycle",
@@ -307,7 +311,7 @@ export async function executeRun(setup: RunSetup): Promise<Result> {
           setup.controls?.interruptAsked === true,
         );
         if (unaskedInterrupt) queue.push(unaskedInterrupt);
-        return checkDriverResponse(driver.descriptor.type, answered, request.policy);
+        return checkDriverResponse(driver.descriptor.type, answered, request.policy, unasked.calls);
       };
       if (hooks) {
         await hooks.promptSubmitted(prompt);

@@ -1,5 +1,6 @@
 // A process-less driver with chosen structured-output and MCP capabilities, for the issue 5 tests.
 import type { Driver, DriverCapabilities, DriverRequest, DriverResponse, DriverSink } from "@adaptor/driver";
+import { reportEnforcement } from "@adaptor/driver/kit";
 
 export interface CapabilityDriver extends Driver {
   /** Requests the driver received, in order (empty when the run failed before launch). */
@@ -32,7 +33,10 @@ export function capabilityDriver(
     async run(request, sink, signal) {
       requests.push(request);
       const partial = await script(request, sink, signal);
-      return { text: "", transcript: [], raw: { stdout: "", stderr: "" }, ...partial };
+      // Its asks are the SDK's approvals: each explicitly set field is reported enforced so, unless
+      // the script reports its own `enforcement`.
+      const enforcement = reportEnforcement(request.policy, () => ({ mechanisms: ["approval"], detail: "the driver asks the host" }));
+      return { text: "", transcript: [], raw: { stdout: "", stderr: "" }, enforcement, ...partial };
     },
   };
 }

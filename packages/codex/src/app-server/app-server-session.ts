@@ -905,13 +905,15 @@ export class AppServerSession implements PooledProcess {
    * another MCP server's tool call goes to the host as a `permission` ask (approve → `accept`, any
    * other decision → `decline`, which codex reports to the model as "user rejected MCP tool call";
    * a deny's reason reaches the model as a developer message, see {@link #tellDenyReason});
-   * an MCP server's own elicitation is declined.
+   * an MCP server's own elicitation is declined. The ask names the call codex announced for that
+   * tool (`openCall`), as the elicitation names none.
    */
   #elicitation(
     message: JsonRpcServerRequest,
     answer: (id: string | number, send: () => Promise<void>) => void,
     sink: DriverSink,
     denied: (ask: ApprovalAsk) => void,
+    openCall: (toolName: string) => string | undefined,
   ): void {
     const rpc = this.#rpc;
     const respond = (action: "accept" | "decline"): void => answer(message.id, () => rpc.respond(message.id, elicitationAnswer(action)));
@@ -920,7 +922,10 @@ export class AppServerSession implements PooledProcess {
       respond(decided.answer);
       return;
     }
-    const ask = decided.ask;
+    // The elicitation names no call id: the ask belongs to the call codex announced for that tool,
+    // so the host's approval-request and the SDK's check of unasked calls name it.
+    const callId = decided.ask.toolCallId ?? openCall(decided.ask.toolName ?? "");
+    const ask = callId !== undefined ? { ...decided.ask, toolCallId: callId } : decided.ask;
     sink.requestApproval(ask).then(
       async (decision) => {
         const effective = effectiveDecision(decision);
@@ -992,7 +997,7 @@ export class AppServerSession implements PooledProcess {
         return;
       }
       if (message.method === MCP_ELICITATION_METHOD) {
-        this.#elicitation(message, answer, sink, denied);
+        this.#elicitation(message, answer, sink, denied, (toolName) => turn.openCall(toolName));
         return;
       }
       try {

@@ -12,8 +12,12 @@ export class HumanDecisionModeUnsupportedError extends AdaptorError {
   /** Mode: `"ask"`, `"auto_approve"`, `"auto_deny"`. */
   readonly mode: string;
 
-  constructor(driver: string, kind: string, mode: string) {
-    super(`${driver}: approval mode ${kind}=${mode} is not supported`);
+  /** Why the driver cannot enforce it, when it says (e.g. its enforcement rule's reason). */
+  readonly reason: string | undefined;
+
+  constructor(driver: string, kind: string, mode: string, reason?: string) {
+    super(`${driver}: approval mode ${kind}=${mode} is not supported${reason ? ` (${reason})` : ""}`);
+    this.reason = reason;
     this.driver = driver;
     this.kind = kind;
     this.mode = mode;

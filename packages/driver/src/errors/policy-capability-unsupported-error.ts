@@ -12,8 +12,12 @@ export class PolicyCapabilityUnsupportedError extends AdaptorError {
   /** The value the driver cannot enforce. */
   readonly value: string;
 
-  constructor(driver: string, dimension: string, value: string) {
-    super(`${driver}: policy ${dimension}=${JSON.stringify(value)} is not supported`);
+  /** Why the driver cannot enforce it, when it says (e.g. its enforcement rule's reason). */
+  readonly reason: string | undefined;
+
+  constructor(driver: string, dimension: string, value: string, reason?: string) {
+    super(`${driver}: policy ${dimension}=${JSON.stringify(value)} is not supported${reason ? ` (${reason})` : ""}`);
+    this.reason = reason;
     this.driver = driver;
     this.dimension = dimension;
     this.value = value;

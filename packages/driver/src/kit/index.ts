@@ -35,7 +35,7 @@ export { InterruptEscalation, exitOrTerminate, raceAbort, within, type Interrupt
 export { IDLE_SINK } from "./idle-sink.js";
 export { responseExit } from "./cancel/response-exit.js";
 export { describeExit, type ExitCause } from "./cancel/exit-description.js";
-export { reportEnforcement, type EnforcementRule } from "./policy/report-enforcement.js";
+export { NOT_ENFORCED_BY_RULE, reportEnforcement, type EnforcementRule } from "./policy/report-enforcement.js";
 export { hasNoEffect } from "./policy/tool-kinds.js";
 export { mcpToolOf, type McpServerTools, type McpToolCallNames, type McpToolRef } from "./tool-call/mcp-tool-of.js";
 export { knownInput } from "./tool-call/known-input.js";

@@ -80,6 +80,13 @@ export interface ToolResultEvent {
    * not say (Codex, ACP agents).
    */
   readonly parentToolCallId?: string;
+  /**
+   * True when an approval the host answered covered this call although it did not name the call's
+   * id (an ACP agent's command run in a host terminal whose `terminal/create` the host itself asked
+   * about and approved). Such a call is not one that ran unasked: it gets no `approval.unasked`
+   * notice and does not fail the run. Absent otherwise.
+   */
+  readonly coveredByAsk?: true;
 }
 
 /** Lifecycle, audit and transcript notes. `kind` examples: `lifecycle`, `runtime`, `transcript.item`, `approval.requested`. */

@@ -2,7 +2,7 @@
 // of it: the conformance kit's own tests run the kit against each and expect the clause it breaks to fail.
 import { fileURLToPath } from "node:url";
 import type { Driver, DriverDescriptor, DriverEvent, DriverFailure, Usage } from "@adaptor/driver";
-import { deepFreeze, OneShotCliDriver, reportEnforcement, validateDriverConfig, type CommonDriverConfig } from "@adaptor/driver/kit";
+import { deepFreeze, OneShotCliDriver, validateDriverConfig, type CommonDriverConfig } from "@adaptor/driver/kit";
 import { SAFE_ENV_BASE } from "@adaptor/driver/process";
 import { optionChecks } from "@adaptor/errors";
 
@@ -55,6 +55,10 @@ class MyCliDriver extends OneShotCliDriver<MyCliConfig> {
     super(
       {
         descriptor: descriptorFor(),
+        enforcement: (field) =>
+          field === "sandbox"
+            ? { mechanisms: ["cli_flag"], detail: "--read-only" }
+            : { mechanisms: ["approval"], detail: "mycli asks; the SDK's approval broker answers" },
         validate: (c) =>
           validateDriverConfig("mycli", c, {
             shape: { sessionDir: optionChecks.string({ nonEmpty: true }), variant: optionChecks.string({ nonEmpty: true }) },
@@ -164,8 +168,8 @@ class MyCliDriver extends OneShotCliDriver<MyCliConfig> {
 }
 
 /**
- * The fixture driver of `variant`. Its `result.enforcement` says `read_only` is the `--read-only`
- * flag and the approval modes are the SDK broker's (`approval`); the fake-policy variant leaves its
+ * The fixture driver of `variant`. Its `result.enforcement` (its plan's rule) says `read_only` is the
+ * `--read-only` flag and the approval modes are the SDK broker's (`approval`); the fake-policy variant leaves its
  * sandbox out, the fake-enforcement variant claims the flag it never passes, the swallow-crash
  * variant drops the failure of a crash, the unasked-interrupt variant says every turn was
  * interrupted, the sdk-events variant emits a `run-finished` of its own first.
@@ -183,12 +187,8 @@ export function myCliDriver(config: MyCliConfig = {}): Driver {
       const { failure: _swallowed, ...success } = response;
       response = success;
     }
-    const enforcement = reportEnforcement(request.policy, (field) =>
-      field === "sandbox"
-        ? { mechanisms: ["cli_flag"], detail: "--read-only" }
-        : { mechanisms: ["approval"], detail: "mycli asks; the SDK's approval broker answers" },
-    ).filter((entry) => variant !== "fake-policy" || entry.field !== "sandbox");
-    return { ...response, enforcement };
+    if (variant !== "fake-policy") return response;
+    return { ...response, enforcement: (response.enforcement ?? []).filter((entry) => entry.field !== "sandbox") };
   };
   return driver;
 }

@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { InvalidDriverConfigError } from "../../errors/invalid-driver-config-error.js";
 import { StructuredOutputUnsupportedError } from "../../errors/structured-output-unsupported-error.js";
+import { HumanDecisionModeUnsupportedError } from "../../errors/human-decision-mode-unsupported-error.js";
+import { PolicyCapabilityUnsupportedError } from "../../errors/policy-capability-unsupported-error.js";
 import type { DriverEvent } from "../../spi/events.js";
 import type { DriverSink } from "../../spi/driver.js";
 import type { DriverDescriptor } from "../../spi/descriptor.js";
@@ -108,11 +110,8 @@ describe("OneShotCliDriver", () => {
     expect(response.exit).toEqual({ code: 139, signal: null });
   });
 
-  it("reports each explicitly set policy field by the plan's enforcement rule, and nothing when the plan declares none (the SDK lists them unreported)", async () => {
+  it("reports each explicitly set policy field by the plan's enforcement rule", async () => {
     const policy = { approvals: { permission: "auto_deny" as const, question: "inherit" as const } };
-    await using bare = new OneShotCliDriver(PLAN, {});
-    const unreported = await bare.run({ runId: "r1", prompt: "hello", policy }, sink(), new AbortController().signal);
-    expect(unreported.enforcement).toEqual([]);
     await using declared = new OneShotCliDriver({ ...PLAN, enforcement: () => ({ mechanisms: ["approval"], detail: "the CLI asks" }) }, {});
     const reported = await declared.run({ runId: "r2", prompt: "hello", policy }, sink(), new AbortController().signal);
     expect(reported.enforcement).toEqual([
@@ -120,6 +119,42 @@ describe("OneShotCliDriver", () => {
     ]);
     const none = await declared.run({ runId: "r3", prompt: "hello" }, sink(), new AbortController().signal);
     expect(none.enforcement).toEqual([]);
+  });
+
+  it("refuses before launch, spawning nothing, an explicitly set field without a rule, or one its rule leaves unenforced (undefined, or notEnforced without bestEffort)", async () => {
+    const cases: [label: string, rule: OneShotCliDriverPlan<CommonDriverConfig>["enforcement"], reason: string][] = [
+      ["no rule", undefined, "the driver declares no enforcement rule"],
+      ["rule returns undefined", () => undefined, "the driver's enforcement rule does not enforce it"],
+      ["rule says notEnforced", () => ({ notEnforced: "the test CLI has no sandbox" }), "the test CLI has no sandbox"],
+    ];
+    for (const [label, rule, reason] of cases) {
+      await using driver = new OneShotCliDriver({ ...PLAN, ...(rule ? { enforcement: rule } : {}) }, {});
+      const events = sink();
+      const sandbox = await driver
+        .run({ runId: "r1", prompt: "hello", policy: { sandbox: "read_only" } }, events, new AbortController().signal)
+        .catch((e: unknown) => e);
+      expect(sandbox, label).toBeInstanceOf(PolicyCapabilityUnsupportedError);
+      expect(sandbox, label).toMatchObject({ driver: "one-shot-test", dimension: "sandbox", value: "read_only", reason });
+      expect((sandbox as Error).message, label).toBe(`one-shot-test: policy sandbox="read_only" is not supported (${reason})`);
+      const permission = await driver
+        .run({ runId: "r2", prompt: "hello", policy: { approvals: { permission: "auto_deny" } } }, events, new AbortController().signal)
+        .catch((e: unknown) => e);
+      expect(permission, label).toBeInstanceOf(HumanDecisionModeUnsupportedError);
+      expect(permission, label).toMatchObject({ driver: "one-shot-test", kind: "permission", mode: "auto_deny", reason });
+      expect(events.events, label).toEqual([]);
+    }
+  });
+
+  it("runs a value its rule leaves unenforced on best effort (the host's choice), reported not enforced", async () => {
+    await using driver = new OneShotCliDriver({ ...PLAN, enforcement: () => ({ notEnforced: "accepted", bestEffort: true }) }, {});
+    const response = await driver.run(
+      { runId: "r1", prompt: "hello", policy: { sandbox: "read_only" } },
+      sink(),
+      new AbortController().signal,
+    );
+    expect(response.enforcement).toEqual([
+      { field: "sandbox", value: "read_only", enforced: false, mechanisms: [], detail: "accepted", bestEffort: true },
+    ]);
   });
 
   it("never throws for a bad config at construction; validateConfig and every run refuse it", async () => {

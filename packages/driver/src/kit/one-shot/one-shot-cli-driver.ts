@@ -4,6 +4,8 @@ import type { DriverRequest } from "../../spi/request.js";
 import type { DriverFailure, DriverResponse, TranscriptItem, Usage } from "../../spi/response.js";
 import { assertPolicySupported } from "../../policy/assert-policy-supported.js";
 import { StructuredOutputUnsupportedError } from "../../errors/structured-output-unsupported-error.js";
+import { HumanDecisionModeUnsupportedError } from "../../errors/human-decision-mode-unsupported-error.js";
+import { PolicyCapabilityUnsupportedError } from "../../errors/policy-capability-unsupported-error.js";
 import { mergeChildEnv } from "../../process/child-env.js";
 import { spawnCli } from "../../process/spawn-cli.js";
 import type { CliProcess } from "../../process/cli-process.js";
@@ -78,10 +80,11 @@ export interface OneShotCliDriverPlan<C extends CommonDriverConfig> {
   env?(request: DriverRequest): Readonly<Record<string, string | undefined>> | undefined;
   /**
    * How the driver enforces each explicitly set policy field (see `reportEnforcement`); the
-   * response's `enforcement` is made of it. Without it the response reports none, and the SDK lists
-   * every such field as not enforced ("the driver did not report enforcing it"): declare the rule
-   * for what the descriptor accepts. A rule's `notEnforced` without `bestEffort` fails the run
-   * (`policy_violation`): refuse such a value before launch instead.
+   * response's `enforcement` is made of it. A field it does not enforce (`notEnforced` without
+   * `bestEffort`, or `undefined`), and every explicitly set field when the plan has no rule, is
+   * refused before launch: `PolicyCapabilityUnsupportedError` for `sandbox`, `webSearch` and
+   * `browser`, `HumanDecisionModeUnsupportedError` for an approval mode, each with the rule's
+   * reason. Declare the rule for every value the descriptor accepts.
    */
   readonly enforcement?: EnforcementRule;
   /** Starts reading one run on its freshly spawned process. */
@@ -96,7 +99,8 @@ export interface OneShotCliDriverPlan<C extends CommonDriverConfig> {
  * - The constructor never throws: a bad config is captured (`captureConfig`) and refused by
  *   {@link validateConfig}, which every run calls first.
  * - {@link run}: rejects an aborted `signal`, a refused config, a policy the descriptor does not
- *   support (`assertPolicySupported`) and any `outputSchema` (`StructuredOutputUnsupportedError`);
+ *   support (`assertPolicySupported`), any `outputSchema` (`StructuredOutputUnsupportedError`) and
+ *   an explicitly set policy value `plan.enforcement` does not enforce (or any, without a rule);
  *   spawns `config.command ?? plan.command` with `plan.args(config, request)` in `request.cwd ??
  *   config.cwd ?? process.cwd()`, the environment of `mergeChildEnv` (`config.inheritEnv` or
  *   `plan.inheritedEnv`, then `config.env`, `request.env`, `plan.env(request)`), the common spawn
@@ -135,7 +139,8 @@ export class OneShotCliDriver<C extends CommonDriverConfig> implements Driver, A
 
   /**
    * Runs one prompt on a process of its own (see {@link OneShotCliDriver}).
-   * @throws the abort reason; InvalidDriverConfigError; PolicyCapabilityUnsupportedError;
+   * @throws the abort reason; InvalidDriverConfigError; PolicyCapabilityUnsupportedError /
+   * HumanDecisionModeUnsupportedError (also for a value `plan.enforcement` does not enforce);
    * StructuredOutputUnsupportedError; what `plan.args` throws; DriverError for a spawn failure, a
    * stall (`TIMEOUT`) or `FORCE_KILLED`.
    */
@@ -146,6 +151,7 @@ export class OneShotCliDriver<C extends CommonDriverConfig> implements Driver, A
     const plan = this.#plan;
     const device = this.descriptor.type;
     if (request.outputSchema) throw new StructuredOutputUnsupportedError(device, plan.outputSchemaRefusal);
+    refuseUnenforced(device, request, plan.enforcement);
     const proc = await this.#pool.spawn(() =>
       spawnCli({
         command: this.config.command ?? plan.command,
@@ -216,4 +222,21 @@ function crashFailure(device: string, exit: ExitInfo, terminal: boolean, stderrT
     message: `${device} exited (${how}) ${terminal ? "after" : "without"} its terminal line${stderrTail ? `: ${stderrTail}` : ""}`,
     details: { exitCode: exit.code, exitSignal: exit.signal, stderrTail },
   };
+}
+
+/** The reason reported for every explicitly set field of a plan without an enforcement rule. */
+const NO_RULE = "the driver declares no enforcement rule";
+
+/**
+ * Refuses, before launch, each explicitly set policy value of `request` that `rule` does not
+ * enforce (`notEnforced` without `bestEffort`, or `undefined`), every such value without a rule:
+ * a run the SDK could only fail afterwards (`policy_violation`) is not started.
+ */
+function refuseUnenforced(device: string, request: DriverRequest, rule: EnforcementRule | undefined): void {
+  for (const entry of reportEnforcement(request.policy, rule ?? (() => ({ notEnforced: NO_RULE })))) {
+    if (entry.enforced || entry.bestEffort === true) continue;
+    if (entry.field.startsWith("approvals."))
+      throw new HumanDecisionModeUnsupportedError(device, entry.field.slice("approvals.".length), entry.value, entry.detail);
+    throw new PolicyCapabilityUnsupportedError(device, entry.field, entry.value, entry.detail);
+  }
 }

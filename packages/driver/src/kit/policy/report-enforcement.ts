@@ -1,19 +1,29 @@
 import type { EnforcementMechanism, PolicyEnforcement } from "../../spi/enforcement.js";
 import type { RunPolicy } from "../../spi/policy.js";
 
-/** How a driver enforces one policy field and value: its mechanisms and a sentence; `undefined` when it does not. */
+/** What a rule says of a field it does not enforce when it gives no reason (returns `undefined`). */
+export const NOT_ENFORCED_BY_RULE = "the driver's enforcement rule does not enforce it";
+
+/**
+ * How a driver enforces one policy field and value: its mechanisms and a sentence; or
+ * `{ notEnforced }` (why not; `bestEffort` when the host accepted best effort for it, see
+ * {@link PolicyEnforcement.bestEffort}); or `undefined` when it does not enforce it, reported as
+ * `{ notEnforced: NOT_ENFORCED_BY_RULE }`. A value not enforced without `bestEffort` fails the run
+ * (`policy_violation`); `OneShotCliDriver` refuses it before launch.
+ */
 export type EnforcementRule = (
   field: string,
   value: string,
 ) =>
   | { readonly mechanisms: readonly EnforcementMechanism[]; readonly detail: string }
-  /** Not enforced, and why; `bestEffort` when the host accepted best effort for it (see {@link PolicyEnforcement.bestEffort}). */
-  | { readonly notEnforced: string; readonly bestEffort?: boolean };
+  | { readonly notEnforced: string; readonly bestEffort?: boolean }
+  | undefined;
 
 /**
  * The `enforcement` report of a run: one entry per explicitly requested field of `policy`
  * (`sandbox`, `webSearch`, `browser`, each approval kind other than `inherit`), in that order,
- * as `rule` explains it. The active-execution budget is the SDK's and is never listed here.
+ * as `rule` explains it (`undefined`: not enforced, {@link NOT_ENFORCED_BY_RULE}). The
+ * active-execution budget is the SDK's and is never listed here.
  */
 export function reportEnforcement(policy: RunPolicy | undefined, rule: EnforcementRule): PolicyEnforcement[] {
   if (!policy) return [];
@@ -28,7 +38,7 @@ export function reportEnforcement(policy: RunPolicy | undefined, rule: Enforceme
   const out: PolicyEnforcement[] = [];
   for (const [field, value] of fields) {
     if (value === undefined || value === "inherit") continue;
-    const how = rule(field, value);
+    const how = rule(field, value) ?? { notEnforced: NOT_ENFORCED_BY_RULE };
     out.push(
       "notEnforced" in how
         ? { field, value, enforced: false, mechanisms: [], detail: how.notEnforced, ...(how.bestEffort ? { bestEffort: true } : {}) }
