@@ -6,7 +6,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { claudeTestEnv, startAnthropicServer, type AnthropicServer, type ClaudeTestEnv } from "@adaptor/testkit";
-import { Agent, type AgentResult } from "adaptor";
+import { Agent, HumanDecisionModeUnsupportedError, type AgentResult } from "adaptor";
 import { claudeAgentAcp, type AcpDriver } from "../src/index.js";
 import { claudeAcp } from "./support.js";
 
@@ -56,4 +56,19 @@ describe("a read-only shell command under approvals.permission ask on a Claude C
       expect(JSON.stringify(bashResult(approved))).toContain("marker-file.txt");
       expect(approved.enforcement).toContainEqual(expect.objectContaining({ field: "approvals.permission", value: "ask", enforced: true }));
     });
+
+  it("a host's Claude Code settings file path in sessionMeta (the ask rules cannot be merged) is refused before any tool runs", async () => {
+    server = await startAnthropicServer({ rules: [] });
+    env = await claudeTestEnv({ server });
+    const sessionMeta = { claudeCode: { options: { settings: join(env.workDir, "settings.json") } } };
+    agent = new Agent(claudeAcp(env, { askMode: "default", sessionMeta }));
+    const asked: string[] = [];
+    const run = agent.run(`SHELL_CMD touch ${join(env.workDir, "made.txt")}`, {
+      policy: { approvals: { permission: "ask" } },
+      onApproval: (r) => (asked.push(r.toolName ?? ""), r.approve()),
+    });
+    await expect(run).rejects.toBeInstanceOf(HumanDecisionModeUnsupportedError);
+    expect(asked).toEqual([]);
+    expect(server.requests.filter((r) => r.path === "/v1/messages")).toEqual([]);
+  });
 });
