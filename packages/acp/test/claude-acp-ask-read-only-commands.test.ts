@@ -6,7 +6,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { claudeTestEnv, startAnthropicServer, type AnthropicServer, type ClaudeTestEnv } from "@adaptor/testkit";
-import { Agent, HumanDecisionModeUnsupportedError, type AgentResult } from "adaptor";
+import { Agent, HumanDecisionModeUnsupportedError, type Result } from "adaptor";
 import { claudeAgentAcp, type AcpDriver } from "../src/index.js";
 import { claudeAcp } from "./support.js";
 
@@ -25,7 +25,7 @@ const adapters: Record<string, (env: ClaudeTestEnv) => AcpDriver> = {
   "claude-code-acp": (e) => claudeAcp(e, { askMode: "default" }),
 };
 
-const bashResult = (result: AgentResult) => result.transcript().find((item) => item.kind === "tool-result" && item.toolName === "Bash");
+const bashResult = (result: Result) => result.transcript().find((item) => item.kind === "tool-result" && item.toolName === "Bash");
 
 describe("a read-only shell command under approvals.permission ask on a Claude Code ACP adapter (real adapters)", () => {
   for (const [name, driver] of Object.entries(adapters))

@@ -12,7 +12,8 @@ describe("ask rules for a Claude Code ACP adapter's session", () => {
     expect(meta).toMatchObject({ other: 1, claudeCode: { x: true, options: { settingSources: ["user"], extraArgs: { debug: "" } } } });
     expect(settingsOf(meta)).toEqual({ permissions: { ask: [...CLAUDE_ASKED_TOOLS] } });
     expect(CLAUDE_ASKED_TOOLS).toContain("Bash");
-    for (const read of ["Read", "Glob", "Grep", "LS", "NotebookRead", "ToolSearch", "TodoWrite"]) expect(CLAUDE_ASKED_TOOLS).not.toContain(read);
+    for (const read of ["Read", "Glob", "Grep", "LS", "NotebookRead", "ToolSearch", "TodoWrite"])
+      expect(CLAUDE_ASKED_TOOLS).not.toContain(read);
   });
 
   it("merge into the host's own settings (an object in options.settings, or JSON in extraArgs.settings), its ask rules first", () => {
