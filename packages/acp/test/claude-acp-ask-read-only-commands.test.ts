@@ -2,11 +2,11 @@
 // under the `ask` permission mode the Claude Code ACP adapters' sessions get ask rules, so such a
 // command reaches the host before it runs: denied it does not run, approved it runs (real adapters,
 // claude-agent-acp 0.23.1 and claude-code-acp 0.16.2).
-import { writeFileSync } from "node:fs";
+import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { claudeTestEnv, startAnthropicServer, type AnthropicServer, type ClaudeTestEnv } from "@adaptor/testkit";
-import { Agent, HumanDecisionModeUnsupportedError, type Result } from "adaptor";
+import { Agent, HumanDecisionModeUnsupportedError, type ApprovalRequest, type Result } from "adaptor";
 import { claudeAgentAcp, type AcpDriver } from "../src/index.js";
 import { claudeAcp } from "./support.js";
 
@@ -70,5 +70,25 @@ describe("a read-only shell command under approvals.permission ask on a Claude C
     await expect(run).rejects.toBeInstanceOf(HumanDecisionModeUnsupportedError);
     expect(asked).toEqual([]);
     expect(server.requests.filter((r) => r.path === "/v1/messages")).toEqual([]);
+  });
+
+  it("claude-agent-acp: the user's own allow rules (in its config dir) do not answer for the host: `ls` and `touch` are asked, denied neither runs", async () => {
+    server = await startAnthropicServer({ rules: [] });
+    env = await claudeTestEnv({ server });
+    writeFileSync(join(env.workDir, "marker-file.txt"), "x");
+    const allow = ["Bash", "Bash(ls:*)", "Bash(touch:*)"];
+    writeFileSync(join(env.configDir, "settings.json"), JSON.stringify({ permissions: { allow } }));
+    agent = new Agent(adapters["claude-agent-acp"]!(env));
+    const asked: string[] = [];
+    const options = {
+      policy: { approvals: { permission: "ask" } },
+      onApproval: (r: ApprovalRequest) => (asked.push(r.toolName ?? ""), r.deny("no")),
+    } as const;
+    const listed = await agent.run(`SHELL_CMD ls ${env.workDir}`, options);
+    expect(JSON.stringify(bashResult(listed))).not.toContain("marker-file.txt");
+    const target = join(env.workDir, "made.txt");
+    await agent.run(`SHELL_CMD touch ${target}`, options);
+    expect(asked).toEqual(["Bash", "Bash"]);
+    expect(existsSync(target)).toBe(false);
   });
 });
