@@ -44,6 +44,7 @@ import { MCP_SERVER_NAME_VAR, stdioServersNotRunning } from "./mcp/stdio-server-
 import { ErrMCPTransportUnsupportedFailure } from "./failures.js";
 import { HostClient } from "./host/host-client.js";
 import { HostTerminals } from "./host/host-terminals.js";
+import { CLAUDE_ASKED_TOOLS, withAskRules } from "./policy/claude-ask-rules.js";
 import { isClaudeCodeAdapter, userSettingsOnly } from "./policy/claude-setting-sources.js";
 import {
   CLAUDE_UNASKED_WRITING_TOOLS,
@@ -523,8 +524,11 @@ export class AcpDriver implements Driver {
    * The session `_meta`: `sessionMeta`, and for a Claude Code ACP adapter under a policy that
    * confines it (see {@link AcpConfig.workspaceSettings}) the `user` setting source only (unless the
    * host chose the sources) and its unasked writing tools left out
-   * (`claudeCode.options.disallowedTools`, see {@link CLAUDE_UNASKED_WRITING_TOOLS}), each with a
-   * `notice` `policy` saying so.
+   * (`claudeCode.options.disallowedTools`, see {@link CLAUDE_UNASKED_WRITING_TOOLS}), and under a
+   * permission mode other than `inherit` ask rules for every built-in tool but the read ones (see
+   * {@link withAskRules}), each with a `notice` `policy` saying so.
+   * @throws HumanDecisionModeUnsupportedError under a permission mode when the host's `sessionMeta`
+   * gives Claude Code a settings file path (the ask rules cannot be merged into it).
    */
   #sessionMeta(
     config: AcpConfig,
@@ -548,7 +552,18 @@ export class AcpDriver implements Driver {
       message: `${name} is a Claude Code ACP adapter: ${CLAUDE_UNASKED_WRITING_TOOLS.join(", ")} (which write into the working directory without a permission ask in every mode) are left out of its session under the run's policy (sessionMeta.claudeCode.options.disallowedTools)`,
       data: { disallowedTools: [...CLAUDE_UNASKED_WRITING_TOOLS] },
     });
-    return withoutUnaskedWritingTools(userOnly ?? config.sessionMeta);
+    const confined = withoutUnaskedWritingTools(userOnly ?? config.sessionMeta);
+    const permission = request.policy?.approvals?.permission;
+    if (permission === undefined || permission === "inherit") return confined;
+    const asking = withAskRules(confined);
+    if (asking === undefined) throw new HumanDecisionModeUnsupportedError(this.descriptor.type, "permission", permission);
+    sink.emit({
+      type: "notice",
+      kind: "policy",
+      message: `${name} is a Claude Code ACP adapter: its session gets permissions.ask rules for ${CLAUDE_ASKED_TOOLS.join(", ")} (sessionMeta.claudeCode.options.extraArgs.settings), so read-only shell commands are asked too under approvals.permission ${JSON.stringify(permission)}`,
+      data: { askRules: [...CLAUDE_ASKED_TOOLS] },
+    });
+    return asking;
   }
 
   /** The agent's environment before {@link AcpDriverOptions.allowAllEnv} is removed. */

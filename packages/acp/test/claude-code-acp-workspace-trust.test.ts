@@ -95,6 +95,14 @@ describe("claude-code-acp under a confining policy: acp() keeps it to the user's
         expect.stringMatching(
           /^@zed-industries\/claude-code-acp is a Claude Code ACP adapter: CronCreate, CronDelete, EnterWorktree, ExitWorktree .* are left out/,
         ),
+        // Under a permission mode its read-only commands are asked too.
+        ...("approvals" in policy
+          ? [
+              expect.stringMatching(
+                /^@zed-industries\/claude-code-acp is a Claude Code ACP adapter: its session gets permissions.ask rules for Agent, Task, Bash/,
+              ),
+            ]
+          : []),
       ]);
       // An agent no preset describes: the verdict says what its enforcement leaves out.
       expect(result.enforcement[0]?.detail).toContain("the agent's own configuration");

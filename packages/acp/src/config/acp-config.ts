@@ -118,6 +118,11 @@ export interface AcpConfig extends CommonDriverConfig {
    * permission ask in every mode (`CronCreate`, `CronDelete`, `EnterWorktree`, `ExitWorktree`) to
    * `claudeCode.options.disallowedTools` (after the host's own), with a `notice` `policy`; one of
    * them reported completed without an ask fails the run `policy_violation` under `read_only` too.
+   * Under a permission mode other than `inherit` it also sends `permissions.ask` rules for every
+   * built-in tool but the read ones in `claudeCode.options.extraArgs.settings` (merged with the
+   * host's own settings there or in `claudeCode.options.settings`), with a `notice` `policy`, so
+   * read-only shell commands are asked too; a settings file path there cannot be merged and such a
+   * run is refused (`HumanDecisionModeUnsupportedError`) when its session opens.
    * Any other agent's own files are outside the driver's checks.
    */
   readonly workspaceSettings?: boolean;
