@@ -1,3 +1,6 @@
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { ApprovalAsk, ApprovalDecision } from "@adaptor/driver";
 import { Agent, InvalidOptionError, type AgentEvent, type ApprovalRequest, type Policy, type RememberRule } from "../src/index.js";
@@ -68,6 +71,12 @@ describe("approval rules: what a rule matches", () => {
     expect(ruleMatches(rule, bash("npm test -- --watch"))).toBe(true);
     expect(ruleMatches(rule, bash("npm tests"))).toBe(false);
     for (const command of [
+      "npm test $HOME",
+      "npm test ${IFS}x",
+      "npm test -- ~/.ssh/id_rsa",
+      "npm test -- *",
+      "npm test {a,b}",
+      "npm test 'x;y'",
       "npm test && rm -rf x",
       "npm test; rm x",
       "npm test | sh",
@@ -112,6 +121,71 @@ describe("approval rules: what a rule matches", () => {
     expect(suggestRules({ kind: "permission", toolName: "WebFetch", input: { url: "https://x" } })).toEqual([{ toolName: "WebFetch" }]);
     expect(suggestRules({ kind: "question", toolName: "AskUserQuestion", input: {} })).toEqual([]);
     expect(suggestRules({ kind: "plan_review", toolName: "ExitPlanMode", input: {} })).toEqual([]);
+  });
+});
+
+describe("approval rules never widen what the host allowed", () => {
+  it("a remembered command allows it only with the same working directory, arguments and environment", async () => {
+    const ask = (input: Record<string, unknown>): ApprovalAsk => ({ kind: "permission", title: "t", toolName: "terminal/create", input });
+    const first = { command: "/bin/bash", args: ["-c", "echo hello"], cwd: "/work/repo", env: [] };
+    const asks = [
+      ask(first),
+      ask({ ...first, args: ["-c", "echo PWNED > x"] }),
+      ask({ ...first, env: [{ name: "BASH_ENV", value: "/tmp/evil" }] }),
+      ask({ ...first, cwd: "/tmp/outside" }),
+      ask({ ...first }),
+    ];
+    const { requests, decisions } = await run(asks, (request, index) => {
+      if (index === 0) request.approve({ remember: request.suggestions[0]! });
+      else request.deny("asked");
+    });
+    expect(requests.map((r) => r.input)).toEqual([asks[0]!.input, asks[1]!.input, asks[2]!.input, asks[3]!.input]);
+    expect((decisions as ApprovalDecision[]).map((d) => d.outcome)).toEqual(["approve", "deny", "deny", "deny", "approve"]);
+  });
+
+  it("a codex command rule does not follow the command into another working directory", async () => {
+    const shell = (cwd: string): ApprovalAsk => ({
+      kind: "permission",
+      title: "t",
+      toolName: "shell",
+      input: { command: "npm test", cwd },
+    });
+    const { requests, decisions } = await run([shell("/work/repo"), shell("/tmp/outside"), shell("/work/repo")], (request, index) => {
+      if (index === 0) request.approve({ remember: { toolName: "shell", commandPrefix: "npm test" } });
+      else request.deny("asked");
+    });
+    expect(requests.map((r) => (r.input as { cwd: string }).cwd)).toEqual(["/work/repo", "/tmp/outside"]);
+    expect((decisions as ApprovalDecision[]).map((d) => d.outcome)).toEqual(["approve", "deny", "approve"]);
+  });
+
+  it("a command prefix cannot start with a variable assignment", async () => {
+    const { thrown } = await run([bash("FOO=1 npm test")], (request) =>
+      request.approve({ remember: { toolName: "Bash", commandPrefix: "FOO=1" } }),
+    );
+    expect(thrown).toHaveLength(1);
+    expect(thrown[0]).toBeInstanceOf(InvalidOptionError);
+  });
+
+  it("a path prefix does not follow a symbolic link inside the folder that leads out, nor other path fields outside it", () => {
+    const root = mkdtempSync(join(tmpdir(), "adaptor-rule-"));
+    try {
+      mkdirSync(join(root, "repo", "src"), { recursive: true });
+      mkdirSync(join(root, "outside"));
+      symlinkSync(join(root, "outside"), join(root, "repo", "src", "link"));
+      const rule = { toolName: "Edit", pathPrefix: join(root, "repo", "src") };
+      expect(ruleMatches(rule, edit(join(root, "repo", "src", "a.ts")))).toBe(true);
+      expect(ruleMatches(rule, edit(join(root, "repo", "src", "new", "b.ts")))).toBe(true);
+      expect(ruleMatches(rule, edit(join(root, "repo", "src", "link", "x")))).toBe(false);
+      const inside = join(root, "repo", "src", "a.ts");
+      for (const input of [
+        { file_path: inside, new_path: "/etc/passwd" },
+        { file_path: inside, destination: "/etc/passwd" },
+        { file_path: inside, edits: [{ file_path: "/etc/passwd" }] },
+      ])
+        expect(ruleMatches(rule, { kind: "permission", title: "t", toolName: "Edit", input }), JSON.stringify(input)).toBe(false);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
   });
 });
 

@@ -1,3 +1,4 @@
+import { realpathSync } from "node:fs";
 import * as path from "node:path";
 import { InvalidOptionError } from "@adaptor/errors";
 import type { ApprovalDecision } from "@adaptor/driver";
@@ -15,15 +16,19 @@ export interface ApprovalRule {
   readonly command?: string;
   /**
    * A shell command's start: matches the command equal to it, or it followed by a space and more
-   * words (`"npm test"` matches `npm test -- --watch`, not `npm tests`). A command holding a shell
-   * operator or substitution (`;`, `&`, `|`, `<`, `>`, a backtick, `$(`, a newline) never matches a
-   * prefix, so `npm test && rm -rf x` is asked.
+   * words (`"npm test"` matches `npm test -- --watch`, not `npm tests`; the words after it are the
+   * host's to weigh: `npm test --script-shell=x` matches too). A command holding a shell operator,
+   * substitution, expansion or quote (`;`, `&`, `|`, `<`, `>`, a backtick, `$`, `~`, `*`, `?`, `[`,
+   * `{`, `\`, `'`, `"`, a newline) never matches a prefix, so `npm test && rm -rf x` and
+   * `npm test $HOME` are asked. A prefix may not start with a variable assignment (`FOO=1`).
    */
   readonly commandPrefix?: string;
   /**
    * An absolute folder: matches an ask whose every file (`file_path`, `path`, `notebook_path`, a
-   * patch's files) is this folder or inside it, compared after resolving `.` and `..`. An ask that
-   * names no file, or a relative one, does not match.
+   * patch's files, and every other string under a field named like a path, file, folder or
+   * destination, at any depth) is this folder or inside it, compared after resolving `.`, `..` and
+   * the symbolic links of the part that exists (a link inside the folder that leads out does not
+   * match). An ask that names no file, or a relative one, does not match.
    */
   readonly pathPrefix?: string;
 }
@@ -44,6 +49,13 @@ export interface RememberRule extends ApprovalRule {
 /** A rule a run remembers, with the answer it gives. */
 export interface RememberedRule {
   readonly rule: ApprovalRule;
+  /**
+   * For a command rule: the answered ask's input but its `command` and descriptions (its working
+   * directory, arguments, environment, background flag), as canonical JSON ({@link contextOf}); a
+   * later ask matches only with the same, so "always allow `npm test`" never allows it in another
+   * folder or environment.
+   */
+  readonly context?: string | undefined;
   readonly scope: ApprovalRuleScope;
   /** `approve` or `deny` (with the host's reason). */
   readonly decision: Extract<ApprovalDecision, { outcome: "approve" } | { outcome: "deny" }>;
@@ -56,8 +68,12 @@ export interface RuleSubject {
   readonly input?: unknown;
 }
 
-/** Shell operators and substitutions after which a prefix says nothing about what runs. */
-const SHELL_OPERATOR = /[;&|<>`\n\r]|\$\(/;
+/** Shell operators, substitutions, expansions and quotes after which a prefix says nothing about what runs. */
+const SHELL_OPERATOR = /[;&|<>`\n\r\v\f$~*?[{\\'"]/;
+/** Input fields that only describe a command to a person (the model's words), compared by no rule. */
+const NOTE_FIELDS = ["description", "justification", "reason", "title"];
+/** Field names whose strings are files or folders an ask acts on. */
+const PATH_FIELD = /path|file|dir|folder|dest|target|source|src|cwd/i;
 
 /** The shell command of an ask's input: `command` as a string, or an argv array joined with spaces. */
 export function commandOf(input: unknown): string | undefined {
@@ -91,11 +107,68 @@ export function pathsOf(input: unknown): string[] {
   return paths;
 }
 
+/** Every string under a field named like a path ({@link PATH_FIELD}), at any depth of `value`. */
+function pathFieldStrings(value: unknown, underPathField = false, depth = 0, out: string[] = []): string[] {
+  if (depth > 16) return out;
+  if (typeof value === "string") {
+    if (underPathField && value !== "") out.push(value);
+  } else if (Array.isArray(value)) {
+    for (const item of value) pathFieldStrings(item, underPathField, depth + 1, out);
+  } else if (typeof value === "object" && value !== null) {
+    for (const [key, item] of Object.entries(value)) pathFieldStrings(item, underPathField || PATH_FIELD.test(key), depth + 1, out);
+  }
+  return out;
+}
+
+/** `file` with the symbolic links of its longest existing part resolved (absolute, `..` resolved). */
+function realPath(file: string): string {
+  let existing = path.resolve(file);
+  const rest: string[] = [];
+  for (;;) {
+    try {
+      return path.join(realpathSync(existing), ...rest.reverse());
+    } catch {
+      const parent = path.dirname(existing);
+      if (parent === existing) return path.resolve(file);
+      rest.push(path.basename(existing));
+      existing = parent;
+    }
+  }
+}
+
+/** Canonical JSON of `value` (object keys sorted), for comparing inputs. */
+function canonical(value: unknown): string {
+  return JSON.stringify(value, (_key, item: unknown) =>
+    typeof item === "object" && item !== null && !Array.isArray(item)
+      ? Object.fromEntries(Object.entries(item).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      : item,
+  );
+}
+
+/**
+ * What a command rule must find unchanged in a later ask: the ask's input but its `command` and the
+ * fields that only describe it (`description`, `justification`, `reason`, `title`), as canonical
+ * JSON; undefined for a rule that reads no command (it decides on the tool or files).
+ */
+export function contextOf(rule: ApprovalRule, input: unknown): string | undefined {
+  if (rule.command === undefined && rule.commandPrefix === undefined) return undefined;
+  const rest: Record<string, unknown> =
+    typeof input === "object" && input !== null && !Array.isArray(input) ? { ...(input as Record<string, unknown>) } : { input };
+  delete rest["command"];
+  for (const note of NOTE_FIELDS) delete rest[note];
+  return canonical(rest);
+}
+
 /** Whether `file` is `folder` or inside it (both absolute; `.` and `..` resolved). */
 function inside(file: string, folder: string): boolean {
   if (!path.isAbsolute(file)) return false;
   const relative = path.relative(path.resolve(folder), path.resolve(file));
   return relative === "" || (!relative.startsWith("..") && !path.isAbsolute(relative));
+}
+
+/** {@link inside}, also after resolving the symbolic links of both. */
+function insideReally(file: string, folder: string): boolean {
+  return inside(file, folder) && path.isAbsolute(file) && inside(realPath(file), realPath(folder));
 }
 
 /** Whether `rule` matches the ask `subject` (only `permission` asks match). */
@@ -112,7 +185,9 @@ export function ruleMatches(rule: ApprovalRule, subject: RuleSubject): boolean {
   }
   if (rule.pathPrefix !== undefined) {
     const paths = pathsOf(subject.input);
-    if (paths.length === 0 || !paths.every((file) => inside(file, rule.pathPrefix!))) return false;
+    if (paths.length === 0) return false;
+    const named = [...paths, ...pathFieldStrings(subject.input)];
+    if (!named.every((file) => insideReally(file, rule.pathPrefix!))) return false;
   }
   return true;
 }
@@ -160,6 +235,8 @@ export function rememberError(
   }
   if (rule["command"] !== undefined && rule["commandPrefix"] !== undefined)
     return refuse("remember.commandPrefix", "cannot be given with command (one of them)");
+  if (typeof rule["commandPrefix"] === "string" && /^[A-Za-z_][A-Za-z0-9_]*=/.test(rule["commandPrefix"].trimStart()))
+    return refuse("remember.commandPrefix", "cannot start with a variable assignment (it would allow any command after it)");
   if (typeof rule["pathPrefix"] === "string" && !path.isAbsolute(rule["pathPrefix"]))
     return refuse("remember.pathPrefix", "must be an absolute path");
   if (ask.kind !== "permission") return refuse("remember", `cannot be remembered for a ${ask.kind} (only permission asks)`);
@@ -192,7 +269,11 @@ export class ApprovalRules {
 
   /** The remembered rule that answers `subject`, or undefined. */
   match(subject: RuleSubject): RememberedRule | undefined {
-    const matching = this.#rules.filter((remembered) => ruleMatches(remembered.rule, subject));
+    const matching = this.#rules.filter(
+      (remembered) =>
+        ruleMatches(remembered.rule, subject) &&
+        (remembered.context === undefined || contextOf(remembered.rule, subject.input) === remembered.context),
+    );
     return matching.find((remembered) => remembered.decision.outcome === "deny") ?? matching[0];
   }
 

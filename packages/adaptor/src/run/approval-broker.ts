@@ -7,7 +7,7 @@ import type { ApprovalHandler, ApprovalHandlerContext } from "../approval/approv
 import { ApprovalRequest, EDIT_UNSUPPORTED_REASON } from "../approval/approval-request.js";
 import { ApprovalResponder } from "../approval/approval-responder.js";
 import type { ApprovalSettings } from "../approval/approval-settings.js";
-import { ApprovalRules, ruleOf, suggestRules, type RememberedRule } from "../approval/approval-rule.js";
+import { ApprovalRules, contextOf, ruleOf, suggestRules, type RememberedRule } from "../approval/approval-rule.js";
 import type { StoredAnswers } from "../suspend/turn-data.js";
 
 /** How the broker reaches the run it serves. */
@@ -289,7 +289,12 @@ export class ApprovalBroker {
     if (!remember || decision.outcome === "answer") return;
     const rule = ruleOf(remember);
     const scope = remember.scope ?? "run";
-    this.#rules.add({ rule, scope, decision: decision.outcome === "approve" ? { outcome: "approve" } : decision });
+    this.#rules.add({
+      rule,
+      scope,
+      context: contextOf(rule, request.input),
+      decision: decision.outcome === "approve" ? { outcome: "approve" } : decision,
+    });
     this.#init.queue.push({
       type: "notice",
       kind: "approval.remembered",
