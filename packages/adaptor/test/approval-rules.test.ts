@@ -182,7 +182,7 @@ describe("approval rules never widen what the host allowed", () => {
         { file_path: inside, destination: "/etc/passwd" },
         { file_path: inside, edits: [{ file_path: "/etc/passwd" }] },
       ])
-        expect(ruleMatches(rule, { kind: "permission", title: "t", toolName: "Edit", input }), JSON.stringify(input)).toBe(false);
+        expect(ruleMatches(rule, { kind: "permission", toolName: "Edit", input }), JSON.stringify(input)).toBe(false);
     } finally {
       rmSync(root, { recursive: true, force: true });
     }
