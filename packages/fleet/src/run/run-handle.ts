@@ -1,4 +1,4 @@
-import { InvalidOptionError } from "@adaptor/errors";
+import { checkOptions, InvalidOptionError, type OptionCheck } from "@adaptor/errors";
 import type { JsonValue } from "@adaptor/sessionrecorder";
 import { FleetClosedError, FleetRunNotFoundError } from "../errors/fleet-errors.js";
 import type { Ticket } from "../events/notifier.js";
@@ -24,6 +24,8 @@ const BACKSTOP = Symbol("verdict backstop");
 interface Outage {
   since: number | undefined;
 }
+
+const given: OptionCheck = () => {};
 
 /** Options of {@link RunHandle.events}. */
 export interface RunEventsOptions {
@@ -93,8 +95,10 @@ export class RunHandle {
    * connection (a restart) is waited out: reading resumes after the fleet reconnects. A settled
    * run's events end at once when `after` is at or past its `verdict` event (a reader reconnecting
    * after the last event it got).
-   * @throws FleetRunNotFoundError for an unknown id; InvalidOptionError (subject `"fleet events"`,
-   *   field `after`) for an `after` that is not an integer >= 0; `signal.reason` when aborted.
+   * @throws FleetRunNotFoundError for an unknown id; InvalidOptionError (subject `"fleet events"`)
+   *   for options that are not an object, an unknown key (field: the key, with the closest known
+   *   name as `suggestion`) or (field `after`) an `after` that is not an integer >= 0, before any
+   *   query; `signal.reason` when aborted.
    */
   async *events(options: RunEventsOptions = {}): AsyncGenerator<FleetEvent, void, undefined> {
     try {
@@ -106,15 +110,16 @@ export class RunHandle {
 
   async *#events(options: RunEventsOptions): AsyncGenerator<FleetEvent, void, undefined> {
     this.#checkOpen("events");
+    checkOptions("fleet events", options, { after: given, signal: given, follow: given });
     const { tables } = this.#core;
-    const given = options.after === undefined ? 0 : options.after;
-    if (!Number.isSafeInteger(given) || given < 0)
+    const start = options.after === undefined ? 0 : options.after;
+    if (!Number.isSafeInteger(start) || start < 0)
       throw new InvalidOptionError({
         subject: "fleet events",
         field: "after",
-        reason: `must be an integer >= 0 (an event's sequence), got ${typeof given === "number" || given === null ? String(given) : typeof given}`,
+        reason: `must be an integer >= 0 (an event's sequence), got ${typeof start === "number" || start === null ? String(start) : typeof start}`,
       });
-    let after = given;
+    let after = start;
     const outage: Outage = { since: undefined };
     // The run had its verdict when the log was read once more: nothing can come after what that read found.
     let settled = false;
