@@ -7,5 +7,6 @@ export {
   decisionRefusal,
   DEFAULT_DENY_REASON,
   EDIT_UNSUPPORTED_REASON,
+  updatedInputError,
   type ApprovalAskFacts,
 } from "./approval/approval-request.js";

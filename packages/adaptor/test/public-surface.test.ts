@@ -330,6 +330,7 @@ describe("public surface", () => {
       "askFactsOf",
       "decisionRefusal",
       "sniffImageType",
+      "updatedInputError",
     ]);
     expect(Object.keys(await import("adaptor"))).not.toContain("sniffImageType");
   });

@@ -157,6 +157,60 @@ describe("fleet option domains, before any query", () => {
     void largest.close();
   });
 
+  it("the constructor refuses an unknown option with the closest known name, and a queue or schema that is not a string with a TypeError naming it", () => {
+    let error: unknown;
+    try {
+      new Fleet({ connectionString: NOWHERE, maxQueud: 5 } as never);
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(InvalidOptionError);
+    expect(error).toMatchObject({ subject: "Fleet options", field: "maxQueud", suggestion: "maxQueued" });
+    for (const field of ["queue", "schema"] as const)
+      expect(() => new Fleet({ connectionString: NOWHERE, [field]: 5 } as never), field).toThrow(
+        new TypeError(`Fleet options: ${field} must match ${field === "queue" ? "[\\w.-/]{1,100}" : "[a-z_][a-z0-9_]{0,40}"}, got number`),
+      );
+  });
+
+  it("worker refuses an agent that is neither an Agent nor a function making one, before connecting", async () => {
+    const fleet = new Fleet({ connectionString: NOWHERE });
+    try {
+      for (const agent of [null, 5, "agent", {}])
+        await expect(fleet.worker(agent as never), String(agent)).rejects.toThrow(
+          /^fleet worker: agent must be an Agent or a function making one, got /,
+        );
+    } finally {
+      await fleet.close();
+    }
+  });
+
+  it("answer refuses a deny whose reason is not a string saying so, and an edited input that is not a plain object, before connecting", async () => {
+    const fleet = new Fleet({ connectionString: NOWHERE });
+    try {
+      const deny = await fleet.answer("some-approval", { outcome: "deny", reason: 5 } as never).catch((e: unknown) => e);
+      expect(deny).toBeInstanceOf(TypeError);
+      expect((deny as TypeError).message).toBe("fleet answer: decision.reason of deny must be a string, got number");
+      for (const updatedInput of [[], "rm -rf x", null]) {
+        const error = await refusal(() => fleet.answer("some-approval", { outcome: "approve", updatedInput } as never));
+        expect([error.subject, error.field], JSON.stringify(updatedInput)).toEqual(["fleet answer", "updatedInput"]);
+      }
+    } finally {
+      await fleet.close();
+    }
+  });
+
+  it("a handle's events refuse an unknown option with the closest known name, before any query", async () => {
+    const fleet = new Fleet({ connectionString: NOWHERE });
+    try {
+      const handle = fleet.handle("01a24ea2-0000-7000-8000-000000000000");
+      const events = handle.events({ aftr: 0 } as never);
+      const error = await refusal(() => events.next());
+      expect([error.subject, error.field, error.suggestion]).toEqual(["fleet events", "aftr", "after"]);
+    } finally {
+      await fleet.close();
+    }
+  });
+
   it("the constructor refuses a malformed connectionString or listenConnectionString without quoting it, as the PostgreSQL stores do", () => {
     const secret = "s3cr3t-password";
     for (const [field, value] of [

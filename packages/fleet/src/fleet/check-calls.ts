@@ -106,3 +106,21 @@ export function checkWorkerOptions(options: unknown): { readonly concurrency?: n
     },
   });
 }
+
+/**
+ * Refuses a worker's agent that is neither an agent (an object with `stream` and `thread`, as
+ * `Agent` has) nor a function making one.
+ * @throws TypeError (`"fleet worker: agent ..."`) saying what was given.
+ */
+export function checkWorkerAgent(agent: unknown): void {
+  if (typeof agent === "function") return;
+  const candidate = agent as { stream?: unknown; thread?: unknown } | null;
+  if (
+    typeof candidate === "object" &&
+    candidate !== null &&
+    typeof candidate.stream === "function" &&
+    typeof candidate.thread === "function"
+  )
+    return;
+  throw new TypeError(`fleet worker: agent must be an Agent or a function making one, got ${shown(agent)}`);
+}

@@ -2,6 +2,7 @@ import { validate as isUuid } from "uuid";
 import { checkOptions, DriverError, ErrCode, InvalidOptionError, type OptionCheck, type OptionShape } from "@adaptor/errors";
 import { checkStoredDecision, type StoredApprovalDecision } from "@adaptor/threadstore";
 import { toJsonEvent, type JsonValue } from "@adaptor/sessionrecorder";
+import { updatedInputError } from "adaptor/internal";
 
 import { approvalIdOption } from "./check-calls.js";
 import { isQueueDeadline, MAX_QUEUE_DEADLINE_MS, MIN_QUEUE_DEADLINE_MS } from "./resolved-options.js";
@@ -36,10 +37,11 @@ const decision: OptionCheck = (value, field, subject) => {
 /**
  * Checks the shape of an answer's decision as `fleet.answer` takes it: the thread store's own
  * check (a `TypeError` for another shape, as `thread.answer` throws), then no key its outcome does
- * not have. An approve's `updatedInput` is left to the check against the request it answers.
+ * not have, then an approve's `updatedInput` a plain object, as `request.approve()` checks it.
  * @throws TypeError for a decision that is not an approve, a deny with a string reason or an
  *   answer with a string choice; InvalidOptionError
- *   (`subject`, field `decision.<key>`) for a key its outcome does not have.
+ *   (`subject`, field `decision.<key>`) for a key its outcome does not have, or (field
+ *   `updatedInput`) an edited input that is not a plain object.
  */
 export function checkDecisionShape(value: unknown, subject: string): asserts value is StoredApprovalDecision {
   // An approve's edited input is checked against the request it answers (see `decisionRefusal`).
@@ -50,6 +52,11 @@ export function checkDecisionShape(value: unknown, subject: string): asserts val
     throw new TypeError(`${subject}: ${(error as Error).message.replace(/^answerPendingApproval: /, "")}`, { cause: error });
   }
   checkOptions(subject, value, DECISION_SHAPES[(value as StoredApprovalDecision).outcome], { path: "decision" });
+  const { updatedInput } = value as { updatedInput?: unknown };
+  if (edited && updatedInput !== undefined) {
+    const invalid = updatedInputError(updatedInput, subject);
+    if (invalid) throw invalid;
+  }
 }
 
 /** A run id: a UUID (the fleet's tables key runs by one). */

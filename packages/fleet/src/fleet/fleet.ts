@@ -24,7 +24,7 @@ import type { FleetOptions } from "./fleet-options.js";
 import { checkOpen, resolveOptions } from "./resolved-options.js";
 import { checkPendingOptions } from "./check-pending.js";
 import { checkDecisionShape, checkPayloadSize, checkRunId, checkSubmitOptions, jsonRunOptions } from "./check-submit.js";
-import { checkApprovalId, checkDrainOptions, checkPruneAge, checkWorkerOptions, MAX_TIMER_MS } from "./check-calls.js";
+import { checkApprovalId, checkDrainOptions, checkPruneAge, checkWorkerAgent, checkWorkerOptions, MAX_TIMER_MS } from "./check-calls.js";
 
 /** The run options a submitted run may carry: JSON only (no signal, handlers, hooks, tools or schemas, which live on the worker's Agent). */
 export type FleetRunOptions = Omit<RunOptions, "signal" | "onApproval" | "hooks" | "schema" | "spawn"> & { readonly spawn?: boolean };
@@ -168,8 +168,8 @@ export class Fleet implements AsyncDisposable {
    * @throws TypeError (naming the field) for a `connectionString` or `listenConnectionString` that
    *   is not a connection URL or socket path `pg` can parse (the value is never quoted: it may hold
    *   a password), a bad `schema`, `queue` or `onLostApproval`; InvalidOptionError (subject
-   *   `"Fleet options"`, field: the option) for a number out of its domain or a `retryRuns` that is
-   *   not a boolean.
+   *   `"Fleet options"`, field: the option) for a number out of its domain, a `retryRuns` that is
+   *   not a boolean, or an unknown option (with the closest known name as `suggestion`).
    */
   constructor(options: FleetOptions) {
     const resolved = resolveOptions(options);
@@ -489,9 +489,11 @@ export class Fleet implements AsyncDisposable {
    * Resolves once the worker is polling. Stopped by `drain()` or `close()`.
    * @throws InvalidOptionError (subject `"fleet worker"`) for a `concurrency` that is not an integer
    *   from 1 to 1,000, a `name` that is not a non-empty string, or an unknown option, before the
-   *   fleet connects; DriverError (device `fleet`, code `PERMISSION`) on a host whose role is granted reads only.
+   *   fleet connects; TypeError for an `agent` that is neither an `Agent` nor a function making
+   *   one, before the fleet connects; DriverError (device `fleet`, code `PERMISSION`) on a host whose role is granted reads only.
    */
   async worker(agent: WorkerAgent, options: FleetWorkerOptions = {}): Promise<void> {
+    checkWorkerAgent(agent);
     const checked = checkWorkerOptions(options);
     await this.start();
     checkOpen(this.#state as "open", "worker");

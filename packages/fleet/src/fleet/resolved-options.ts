@@ -1,4 +1,4 @@
-import { InvalidOptionError } from "@adaptor/errors";
+import { checkOptions, InvalidOptionError, type OptionCheck } from "@adaptor/errors";
 import { connectionStringProblem } from "@adaptor/errors/internal";
 import { FleetClosedError } from "../errors/fleet-errors.js";
 import { RUN_FORMAT } from "../format/run-format.js";
@@ -79,24 +79,52 @@ function lostApproval(value: unknown): "ask-again" | "suspend" {
   throw new TypeError(`Fleet options: onLostApproval must be "ask-again" or "suspend", got ${JSON.stringify(value)}`);
 }
 
+const given: OptionCheck = () => {};
+
+/** Every option a fleet knows: the checks below judge the values, this refuses an unknown key. */
+const KNOWN: Readonly<Record<keyof FleetOptions, OptionCheck>> = {
+  connectionString: given,
+  listenConnectionString: given,
+  schema: given,
+  queue: given,
+  runFormat: given,
+  threadStore: given,
+  maxQueued: given,
+  maxAttempts: given,
+  heartbeatSeconds: given,
+  monitorIntervalSeconds: given,
+  retryRuns: given,
+  onLostApproval: given,
+  queueDeadlineMs: given,
+  maxPayloadBytes: given,
+  retentionMs: given,
+  meter: given,
+};
+
 /**
  * Checks and completes options.
  * @throws TypeError naming the field for a `connectionString` or `listenConnectionString` that is
  *   not a connection URL or socket path `pg` can parse (the value is never quoted: it may hold a
  *   password), a bad `schema`, `queue` or `onLostApproval`; InvalidOptionError (subject
- *   `"Fleet options"`, field: the option) for a number out of its domain.
+ *   `"Fleet options"`, field: the option) for an unknown option (with the closest known name as
+ *   `suggestion`) or a number out of its domain.
  */
 export function resolveOptions(options: FleetOptions): ResolvedFleetOptions {
   if (typeof options !== "object" || options === null) throw new TypeError("Fleet options: expected an object");
+  checkOptions(SUBJECT, options, KNOWN);
   for (const field of ["connectionString", "listenConnectionString"] as const) {
     if (field === "listenConnectionString" && options[field] === undefined) continue;
     const problem = connectionStringProblem(options[field]);
     if (problem !== undefined) throw new TypeError(`Fleet options: ${field} ${problem}`);
   }
   const schema = options.schema ?? "adaptor_fleet";
-  if (!/^[a-z_][a-z0-9_]{0,40}$/.test(schema)) throw new TypeError(`Fleet options: schema must match [a-z_][a-z0-9_]{0,40}, got ${schema}`);
+  if (typeof schema !== "string" || !/^[a-z_][a-z0-9_]{0,40}$/.test(schema))
+    throw new TypeError(
+      `Fleet options: schema must match [a-z_][a-z0-9_]{0,40}, got ${typeof schema === "string" ? schema : typeof schema}`,
+    );
   const queue = options.queue ?? "adaptor-fleet-runs";
-  if (!/^[\w.\-/]{1,100}$/.test(queue)) throw new TypeError(`Fleet options: queue must match [\\w.-/]{1,100}, got ${queue}`);
+  if (typeof queue !== "string" || !/^[\w.\-/]{1,100}$/.test(queue))
+    throw new TypeError(`Fleet options: queue must match [\\w.-/]{1,100}, got ${typeof queue === "string" ? queue : typeof queue}`);
   return {
     connectionString: options.connectionString,
     listenConnectionString: options.listenConnectionString ?? options.connectionString,

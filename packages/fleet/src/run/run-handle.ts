@@ -1,4 +1,4 @@
-import { InvalidOptionError } from "@adaptor/errors";
+import { checkOptions, InvalidOptionError, type OptionCheck } from "@adaptor/errors";
 import type { JsonValue } from "@adaptor/sessionrecorder";
 import { FleetClosedError, FleetRunNotFoundError } from "../errors/fleet-errors.js";
 import type { Ticket } from "../events/notifier.js";
@@ -19,6 +19,13 @@ const PAGE = 500;
  */
 export const VERDICT_BACKSTOP_MS = 5_000;
 const BACKSTOP = Symbol("verdict backstop");
+
+/** When one call of a handle began to find the database unreachable (undefined while it is reached). */
+interface Outage {
+  since: number | undefined;
+}
+
+const given: OptionCheck = () => {};
 
 /** Options of {@link RunHandle.events}. */
 export interface RunEventsOptions {
@@ -66,7 +73,8 @@ export interface FleetRunInfo {
  * PostgreSQL refuses rejects with `DriverError` (device `fleet`, `op` `fleet <method>`, the `pg`
  * error as `cause`): code `PERMISSION` for a right the role lacks (a grant missing or revoked; a
  * role granted reads only cancels nothing), `SERVICE_UNAVAILABLE` for a lost connection that
- * `cancel()` or `info()` met (`events()` and `result()` wait one out).
+ * `cancel()` or `info()` met, and for a database `events()`, `verdict()` or `result()` found
+ * unreachable for `heartbeatSeconds` (they wait out a shorter outage, a restart, reading again).
  */
 export class RunHandle {
   /** The run's id (UUID), the same on every host. */
@@ -87,8 +95,10 @@ export class RunHandle {
    * connection (a restart) is waited out: reading resumes after the fleet reconnects. A settled
    * run's events end at once when `after` is at or past its `verdict` event (a reader reconnecting
    * after the last event it got).
-   * @throws FleetRunNotFoundError for an unknown id; InvalidOptionError (subject `"fleet events"`,
-   *   field `after`) for an `after` that is not an integer >= 0; `signal.reason` when aborted.
+   * @throws FleetRunNotFoundError for an unknown id; InvalidOptionError (subject `"fleet events"`)
+   *   for options that are not an object, an unknown key (field: the key, with the closest known
+   *   name as `suggestion`) or (field `after`) an `after` that is not an integer >= 0, before any
+   *   query; `signal.reason` when aborted.
    */
   async *events(options: RunEventsOptions = {}): AsyncGenerator<FleetEvent, void, undefined> {
     try {
@@ -100,19 +110,21 @@ export class RunHandle {
 
   async *#events(options: RunEventsOptions): AsyncGenerator<FleetEvent, void, undefined> {
     this.#checkOpen("events");
+    checkOptions("fleet events", options, { after: given, signal: given, follow: given });
     const { tables } = this.#core;
-    const given = options.after === undefined ? 0 : options.after;
-    if (!Number.isSafeInteger(given) || given < 0)
+    const start = options.after === undefined ? 0 : options.after;
+    if (!Number.isSafeInteger(start) || start < 0)
       throw new InvalidOptionError({
         subject: "fleet events",
         field: "after",
-        reason: `must be an integer >= 0 (an event's sequence), got ${typeof given === "number" || given === null ? String(given) : typeof given}`,
+        reason: `must be an integer >= 0 (an event's sequence), got ${typeof start === "number" || start === null ? String(start) : typeof start}`,
       });
-    let after = given;
+    let after = start;
+    const outage: Outage = { since: undefined };
     // The run had its verdict when the log was read once more: nothing can come after what that read found.
     let settled = false;
     for (;;) {
-      const read = await this.#read(() => tables.events(this.id, after, PAGE), options.signal);
+      const read = await this.#read(() => tables.events(this.id, after, PAGE), options.signal, outage);
       if (!read) continue;
       const { value: rows, ticket } = read;
       if (rows.length > 0) {
@@ -122,7 +134,7 @@ export class RunHandle {
           const event = row.event as unknown as FleetEventBody;
           if (event.type === "verdict") {
             // The event may leave the verdict's bulky members to the run's row: joined back here.
-            const whole = await this.#wholeVerdictEvent(event as VerdictEvent, options.signal);
+            const whole = await this.#wholeVerdictEvent(event as VerdictEvent, options.signal, outage);
             yield { sequence: row.seq, attempt: row.attempt, recordedAt: row.recordedAt, event: whole };
             return;
           }
@@ -136,10 +148,9 @@ export class RunHandle {
       }
       // Nothing new: is the run known, and settled already (its verdict at or before `after`)?
       // Read on every empty read, so a reader past the verdict's sequence ends when it comes.
-      const run = await tables.run(this.id).catch((error: unknown) => {
-        ticket.drop();
-        throw error;
-      });
+      const runRead = await this.#read(() => tables.run(this.id), options.signal, outage, undefined, ticket);
+      if (!runRead) continue;
+      const run = runRead.value;
       if (!run) {
         ticket.drop();
         throw new FleetRunNotFoundError(this.id);
@@ -173,8 +184,9 @@ export class RunHandle {
   }
 
   async #verdict(options: { readonly signal?: AbortSignal }): Promise<StoredVerdict> {
+    const outage: Outage = { since: undefined };
     for (;;) {
-      const read = await this.#read(() => this.#core.tables.run(this.id), options.signal, verdictTopic(this.id));
+      const read = await this.#read(() => this.#core.tables.run(this.id), options.signal, outage, verdictTopic(this.id));
       if (!read) continue;
       const { value: run, ticket } = read;
       if (!run || run.verdict) ticket.drop();
@@ -209,9 +221,9 @@ export class RunHandle {
   }
 
   /** The verdict event with the whole verdict (see `wholeVerdictEvent`), a lost connection waited out. */
-  async #wholeVerdictEvent(event: VerdictEvent, signal: AbortSignal | undefined): Promise<VerdictEvent> {
+  async #wholeVerdictEvent(event: VerdictEvent, signal: AbortSignal | undefined, outage: Outage): Promise<VerdictEvent> {
     for (;;) {
-      const read = await this.#read(() => wholeVerdictEvent(event, () => this.#core.tables.verdict(this.id)), signal);
+      const read = await this.#read(() => wholeVerdictEvent(event, () => this.#core.tables.verdict(this.id)), signal, outage);
       if (!read) continue;
       read.ticket.drop();
       return read.value;
@@ -219,24 +231,32 @@ export class RunHandle {
   }
 
   /**
-   * Takes a ticket for `topic` (default: this run's, woken by every append), then reads: the value
-   * with the ticket to wait on when nothing new was read, or undefined (ticket dropped) after
-   * waiting out a lost database connection.
+   * Takes a ticket for `topic` (default: this run's, woken by every append; `held`: one taken
+   * already), then reads: the value with the ticket to wait on when nothing new was read, or
+   * undefined (ticket dropped) after waiting out a lost database connection. A database the call
+   * has found unreachable for `heartbeatSeconds` is not waited for any longer: the last failure
+   * is thrown (`databaseError` maps it to `SERVICE_UNAVAILABLE`).
    */
   async #read<T>(
     query: () => Promise<T>,
     signal: AbortSignal | undefined,
+    outage: Outage,
     topic: string = this.id,
+    held?: Ticket,
   ): Promise<{ value: T; ticket: Ticket } | undefined> {
     signal?.throwIfAborted();
-    const { notifier } = this.#core;
-    const ticket = notifier.ticket(topic);
+    const { notifier, options } = this.#core;
+    const ticket = held ?? notifier.ticket(topic);
     const generation = notifier.generation;
     try {
-      return { value: await query(), ticket };
+      const value = await query();
+      outage.since = undefined;
+      return { value, ticket };
     } catch (error) {
       ticket.drop();
       if (!connectionLost(error)) throw error;
+      outage.since ??= Date.now();
+      if (Date.now() - outage.since >= options.heartbeatSeconds * 1000) throw error;
       await notifier.reconnected(generation, signal);
       return undefined;
     }

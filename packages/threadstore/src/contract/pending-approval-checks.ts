@@ -60,6 +60,13 @@ export function checkStoredDecision(decision: StoredApprovalDecision): void {
   }
   if (d.outcome === "deny" && typeof d.reason === "string") return;
   if (d.outcome === "answer" && typeof d.choice === "string") return;
+  if (d.outcome === "deny" || d.outcome === "answer") {
+    const field = d.outcome === "deny" ? "reason" : "choice";
+    const given = d[field];
+    throw new TypeError(
+      `answerPendingApproval: decision.${field} of ${d.outcome} must be a string, got ${given === null ? "null" : typeof given}`,
+    );
+  }
   throw new TypeError(`answerPendingApproval: bad decision ${JSON.stringify(d.outcome)}`);
 }
 
