@@ -30,6 +30,7 @@ export function mcpServerStatuses(message: Record<string, unknown>): readonly Mc
  * URL all read `failed`). Emits one `notice` of kind `mcp.status` listing every server, then
  * checks the run's required servers.
  *
+ * @returns whether the line reported the servers (an init line carrying their status).
  * @throws DriverError with code `DEVICE_DISCONNECTED`, op `mcp connect`, device = the first
  * required server whose status is not `connected` (or that the line does not list), e.g.
  * `[DEVICE_DISCONNECTED] mcp connect: files (required MCP server reported status "failed")`. The
@@ -45,9 +46,9 @@ export function checkMcpStatus(
   servers: readonly McpServerConfig[] | undefined,
   emit: (event: DriverEvent) => void,
   stopped = false,
-): void {
+): boolean {
   const statuses = mcpServerStatuses(message);
-  if (!statuses) return;
+  if (!statuses) return false;
   if (statuses.length > 0) {
     emit({ type: "notice", kind: "mcp.status", message: "MCP servers at init", data: { servers: statuses.map((s) => ({ ...s })) } });
   }
@@ -65,4 +66,26 @@ export function checkMcpStatus(
       cause: stopped ? `still starting when the run was stopped; then: ${reported}` : reported,
     });
   }
+  return true;
+}
+
+/**
+ * For a run stopped (its signal aborted, e.g. by the active-execution budget) before the CLI ever
+ * reported its MCP servers: Claude Code writes its init line, with their status, only once every
+ * server started or failed, so the run's servers were still starting. Throws the `mcp connect`
+ * error of the first required one, as {@link checkMcpStatus} does for a CLI that reports them as
+ * it shuts down (which a CLI slow to shut down, on a busy machine, may not get to).
+ * @throws DriverError `DEVICE_DISCONNECTED`, op `mcp connect`, device the first required server,
+ * e.g. `[DEVICE_DISCONNECTED] mcp connect: files (still starting when the run was stopped; then:
+ * the CLI ended before reporting its MCP servers)`; nothing when no server is required.
+ */
+export function checkMcpStoppedBeforeReport(servers: readonly McpServerConfig[] | undefined): void {
+  const required = servers?.find((server) => server.required === true);
+  if (!required) return;
+  throw new DriverError({
+    op: MCP_CONNECT_OP,
+    device: required.name,
+    code: ErrCode.DeviceDisconnected,
+    cause: "still starting when the run was stopped; then: the CLI ended before reporting its MCP servers",
+  });
 }

@@ -34,7 +34,7 @@ import { attribute } from "../protocol/turn-attribution.js";
 import { CLAUDE_TOOL_ALIASES, FOREGROUND_AGENT_HOOK, foregroundAgentAnswer, inForeground } from "../protocol/foreground-agents.js";
 import { roundCost, turnCostUsd, type CostBaseline } from "../protocol/turn-cost.js";
 import { apiTimeTotal, turnReport, type TurnReport } from "../protocol/turn-report.js";
-import { checkMcpStatus } from "../protocol/mcp-status.js";
+import { checkMcpStatus, checkMcpStoppedBeforeReport } from "../protocol/mcp-status.js";
 import { checkModel, checkModelFallback, oncePerDifference, reportModel, sameModel } from "../protocol/model-check.js";
 import { TextDeltaLineReader } from "../protocol/text-delta-line.js";
 import { parseLine, StdoutLines } from "./stdout-lines.js";
@@ -219,6 +219,8 @@ export class ClaudeSession implements PooledProcess {
    * the CLI runs by itself).
    */
   #reportsLifecycle = false;
+  /** The CLI reported its MCP servers' status (an init line listing them) at least once. */
+  #mcpReported = false;
   /** Background tasks (Bash `run_in_background`, subagents) the CLI reported started and not yet ended. */
   readonly #backgroundTasks = new Set<string>();
 
@@ -470,7 +472,8 @@ export class ClaudeSession implements PooledProcess {
           otherSession.accept(message);
           continue;
         }
-        checkMcpStatus(message, this.#launch.mcpServers, (event) => sink.emit(event), signal.aborted); // throws for a failed required server
+        // Throws for a failed required server.
+        if (checkMcpStatus(message, this.#launch.mcpServers, (event) => sink.emit(event), signal.aborted)) this.#mcpReported = true;
         checkModel(message, this.#requestedModel, reportModels, lineModel);
         if (!started && message.type === "system" && message.subtype === "init") {
           started = true;
@@ -498,6 +501,8 @@ export class ClaudeSession implements PooledProcess {
         }
       }
       closed = true;
+      // Stopped before the CLI reported its MCP servers (it was still starting them): say so.
+      if (signal.aborted && !this.#mcpReported) checkMcpStoppedBeforeReport(this.#launch.mcpServers);
       // The process ended before the part answering a sent message did: the last part's result stands.
       if (!turn.terminal && parts.length > 0) turn.terminal = parts.pop();
       late.report();
