@@ -48,7 +48,15 @@ import type { SkillsExtraRootsSetParams } from "../protocol/generated/v2/SkillsE
 import type { ThreadInjectItemsParams } from "../protocol/generated/v2/ThreadInjectItemsParams.js";
 import type { ThreadTokenUsageUpdatedNotification } from "../protocol/generated/v2/ThreadTokenUsageUpdatedNotification.js";
 import type { TokenUsageBreakdown } from "../protocol/generated/v2/TokenUsageBreakdown.js";
-import { APPROVAL_METHODS, V2_APPROVAL_METHODS, approvalAnswer, approvalAsk, effectiveDecision, refusesCall } from "./approvals.js";
+import {
+  APPROVAL_METHODS,
+  V2_APPROVAL_METHODS,
+  approvalAnswer,
+  approvalAsk,
+  effectiveDecision,
+  grantsForSession,
+  refusesCall,
+} from "./approvals.js";
 import { requestAnswer, threadOpened, turnStarted, turnsPage, type ThreadOpened } from "./answers.js";
 import { AppServerCancellation } from "./cancellation.js";
 import { CodexRpcError, isTurnEnded, turnControlError } from "./codex-rpc-error.js";
@@ -165,6 +173,11 @@ export class AppServerSession implements PooledProcess {
   /** The startup states codex reported for those servers (none without servers). */
   readonly #mcpStartup: McpStartup | undefined;
   readonly #graceMs: number;
+  /**
+   * The commands (with their working directory) the host answered "for this session"
+   * (`acceptForSession`) on this codex session: codex runs them again unasked, covered by that answer.
+   */
+  readonly #sessionGrants = new Set<string>();
   readonly #rpc: JsonRpcConnection;
   readonly #pump: Promise<void>;
   #readError: unknown;
@@ -435,6 +448,7 @@ export class AppServerSession implements PooledProcess {
       limit.observe(event);
     }, this.#config.maxModelRetries ?? MAX_MODEL_RETRIES);
     turn.previousTotal = this.#threadTotal;
+    turn.grantedForSession = (command, cwd) => this.#sessionGrants.has(grantKey(command, cwd));
     let markTurnDone: () => void = () => undefined;
     const nextTurnDone = (): Promise<void> =>
       new Promise<void>((resolve) => {
@@ -1014,6 +1028,11 @@ export class AppServerSession implements PooledProcess {
               if (effective.outcome === "deny") await this.#tellDenyReason(message, ask, effective.reason, sink);
               const result = approvalAnswer(message.method, effective);
               if (refusesCall(result)) denied(ask);
+              else if (grantsForSession(result)) {
+                const input = ask.input as { command?: unknown; cwd?: unknown } | undefined;
+                if (typeof input?.command === "string")
+                  this.#sessionGrants.add(grantKey(input.command, typeof input.cwd === "string" ? input.cwd : null));
+              }
               return result;
             },
             () => approvalAnswer(message.method, { outcome: "deny", reason: "approval failed" }),
@@ -1223,4 +1242,9 @@ function rolloutIdentity(path: string): string | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** The key of a command granted for the session ({@link AppServerSession}'s grants). */
+function grantKey(command: string, cwd: string | null): string {
+  return `${cwd ?? ""}\u0000${command}`;
 }

@@ -169,6 +169,11 @@ export function effectiveDecision(decision: ApprovalDecision): ApprovalDecision 
   return decision;
 }
 
+/** Whether `answer` grants the call for the rest of the session (`acceptForSession`; legacy `approved_for_session`). */
+export function grantsForSession(answer: ApprovalAnswer): boolean {
+  return answer.decision === "acceptForSession" || answer.decision === "approved_for_session";
+}
+
 /**
  * Whether `answer` refuses the call: codex does not run it (`decline`, `cancel`; legacy
  * `{ denied }`, `abort`, `timed_out`).

@@ -589,13 +589,23 @@ export class AppServerTurnState {
     }
   }
 
+  /**
+   * Whether a command codex ran without asking was covered by an ask the host answered "for this
+   * session" earlier (`acceptForSession`): its `tool-result` is then marked `coveredByAsk`. None by default.
+   */
+  grantedForSession: ((command: string, cwd: string | null) => boolean) | undefined;
+
   /** Answers the tool call `item` with `result`: its `tool-result` event and transcript item. */
   #result(item: ThreadItem, name: string, result: { output: string; isError: boolean; exitCode?: number }): void {
     this.#open.delete(item.id);
     const { output, isError, exitCode } = result;
     const code = exitCode !== undefined ? { exitCode } : {};
+    const covered =
+      item.type === "commandExecution" && this.grantedForSession?.(item.command, item.cwd ?? null) === true
+        ? { coveredByAsk: true as const }
+        : {};
     this.transcript.push({ kind: "tool-result", toolCallId: item.id, toolName: name, text: output, isError, ...code });
-    this.#emit({ type: "tool-result", id: item.id, name, output, isError, ...code });
+    this.#emit({ type: "tool-result", id: item.id, name, output, isError, ...code, ...covered });
   }
 
   /**
