@@ -183,6 +183,14 @@ describe("approval rules never widen what the host allowed", () => {
         { file_path: inside, edits: [{ file_path: "/etc/passwd" }] },
       ])
         expect(ruleMatches(rule, { kind: "permission", toolName: "Edit", input }), JSON.stringify(input)).toBe(false);
+      const patch = (change: Record<string, unknown>) => ({
+        kind: "permission",
+        toolName: "apply_patch",
+        input: { fileChanges: { [inside]: { type: "update", unified_diff: "@@ -1 +1 @@\n-a\n+b\n", ...change } } },
+      });
+      const patchRule = { toolName: "apply_patch", pathPrefix: join(root, "repo", "src") };
+      expect(ruleMatches(patchRule, patch({}))).toBe(true);
+      expect(ruleMatches(patchRule, patch({ move_path: "/etc/passwd" }))).toBe(false);
     } finally {
       rmSync(root, { recursive: true, force: true });
     }

@@ -115,7 +115,12 @@ function pathFieldStrings(value: unknown, underPathField = false, depth = 0, out
   } else if (Array.isArray(value)) {
     for (const item of value) pathFieldStrings(item, underPathField, depth + 1, out);
   } else if (typeof value === "object" && value !== null) {
-    for (const [key, item] of Object.entries(value)) pathFieldStrings(item, underPathField || PATH_FIELD.test(key), depth + 1, out);
+    for (const [key, item] of Object.entries(value)) {
+      if (key === "fileChanges" && typeof item === "object" && item !== null) {
+        // A Codex patch's changes, keyed by path ({@link pathsOf}): their values hold diffs.
+        for (const change of Object.values(item)) pathFieldStrings(change, false, depth + 2, out);
+      } else pathFieldStrings(item, underPathField || PATH_FIELD.test(key), depth + 1, out);
+    }
   }
   return out;
 }
