@@ -4,27 +4,21 @@
 // (real adapter).
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
-import { claudeTestEnv, startAnthropicServer, type AnthropicServer, type ClaudeTestEnv } from "@adaptor/testkit";
+import { describe, expect, it } from "vitest";
+import type { ClaudeTestEnv } from "@adaptor/testkit";
 import { MemoryThreadStore } from "@adaptor/threadstore";
-import { Agent, type AgentEvent, type Policy } from "adaptor";
+import type { Agent, AgentEvent, Policy } from "adaptor";
 import { claudeAgentAcp } from "../src/index.js";
+import { claudeAdapterEachTest } from "./support.js";
 
-let server: AnthropicServer | undefined;
-let env: ClaudeTestEnv | undefined;
+const start = claudeAdapterEachTest();
 let agent: Agent | undefined;
-afterEach(async () => {
-  await agent?.close();
-  await server?.close();
-  await env?.cleanup();
-  agent = server = env = undefined;
-});
 
-/** A model that answers the prompt `TOUCH <name>` with one Bash call `touch <workDir>/<name>`, then "done". */
-async function touchingModel(): Promise<{ server: AnthropicServer; env: ClaudeTestEnv }> {
+/** A model that answers the prompt `TOUCH <name>` with one Bash call `touch <workDir>/<name>`, then "done"; an Agent with a thread store on it. */
+async function touchingModel(): Promise<ClaudeTestEnv> {
   let dir = "";
-  const started = await startAnthropicServer({
-    rules: [
+  const started = await start(
+    [
       {
         name: "touch",
         when: () => true,
@@ -38,10 +32,12 @@ async function touchingModel(): Promise<{ server: AnthropicServer; env: ClaudeTe
         },
       },
     ],
-  });
-  const made = await claudeTestEnv({ server: started });
-  dir = made.workDir;
-  return { server: started, env: made };
+    (env) => claudeAgentAcp({ cwd: env.workDir, env: env.env, inheritEnv: false }),
+    { threadStore: new MemoryThreadStore() },
+  );
+  dir = started.env.workDir;
+  agent = started.agent;
+  return started.env;
 }
 
 /** One turn of thread `t`: the tools asked about (each answered "Always Allow" when offered, else allowed once) and its events. */
@@ -65,8 +61,7 @@ const reused = (events: AgentEvent[]): boolean => events.some((e) => e.type === 
 
 describe("claude-agent-acp: an 'Always Allow' answered under inherit (real adapter)", () => {
   it("holds in the parked process for a turn that does not confine, and not for a turn under ask (a new process asks again)", async () => {
-    ({ server, env } = await touchingModel());
-    agent = new Agent(claudeAgentAcp({ cwd: env.workDir, env: env.env, inheritEnv: false }), { threadStore: new MemoryThreadStore() });
+    const env = await touchingModel();
     const first = await turn("first", undefined);
     expect(first.asked).toEqual(["Bash"]);
     expect(first.result.status).toBe("completed");

@@ -241,18 +241,20 @@ export interface ClaudeAdapterRun {
 /**
  * For a file of tests on a Claude ACP adapter: returns `start(rules, driverOf)`, which starts a
  * scripted Anthropic server with `rules`, an isolated claude environment and an Agent on
- * `driverOf(env)`, and registers their closing after each test (agent, server, environment).
+ * `driverOf(env)` (with `agentOptions`, e.g. a thread store), and registers their closing after each
+ * test (agent, server, environment).
  */
 export function claudeAdapterEachTest(): (
   rules: ScriptRule[],
   driverOf: (env: ClaudeTestEnv) => ConstructorParameters<typeof Agent>[0],
+  agentOptions?: ConstructorParameters<typeof Agent>[1],
 ) => Promise<ClaudeAdapterRun> {
   let close: (() => Promise<void>) | undefined;
   afterEach(async () => {
     await close?.();
     close = undefined;
   });
-  return async (rules, driverOf) => {
+  return async (rules, driverOf, agentOptions) => {
     const server = await startAnthropicServer({ rules });
     let env: ClaudeTestEnv;
     try {
@@ -261,7 +263,7 @@ export function claudeAdapterEachTest(): (
       await server.close();
       throw error;
     }
-    const agent = new Agent(driverOf(env));
+    const agent = new Agent(driverOf(env), agentOptions);
     close = closer(agent, server, env);
     return { server, env, agent };
   };
