@@ -1,10 +1,13 @@
-import { readdirSync, readFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import type { CliProcess } from "./cli-process.js";
+import { observeEnvironReads } from "./descendants.js";
 import { spawnCli } from "./spawn-cli.js";
 
 // Process containment on Linux: whatever a CLI starts, even in its own session (setsid) and even
@@ -231,4 +234,54 @@ describe.skipIf(process.platform !== "linux")("process containment", () => {
       expect(await hostEndLeavesNothing(how, startSessionJob(untaggedSessionJob(marker)), marker)).toBe(true);
     },
   );
+});
+
+// A process's /proc environ reads empty while it is in the middle of an execve. A tagged orphan read
+// at that moment must not be taken as untagged for good: it is read again until its environment shows.
+describe.runIf(process.platform === "linux")("an orphan read while its environment is empty", () => {
+  let dir: string | undefined;
+  let jobPid: number | undefined;
+  afterEach(() => {
+    observeEnvironReads(undefined);
+    try {
+      if (jobPid !== undefined) process.kill(jobPid, "SIGKILL");
+    } catch {
+      // gone
+    }
+    if (dir) rmSync(dir, { recursive: true, force: true });
+    dir = jobPid = undefined;
+  });
+
+  /** Polls `probe` every 50 ms until it is true or `ms` passed. */
+  async function until(probe: () => boolean, ms = 20_000): Promise<boolean> {
+    for (const end = Date.now() + ms; Date.now() < end; await new Promise((r) => setTimeout(r, 50))) if (probe()) return true;
+    return probe();
+  }
+
+  it("is adopted once it shows the CLI's tag, and ends with the CLI", async () => {
+    dir = mkdtempSync(join(tmpdir(), "adaptor-mid-exec-"));
+    const pidFile = join(dir, "pid");
+    const go = join(dir, "go");
+    const marker = `adaptor-marker-${randomUUID()}`;
+    // The job: in a session of its own, started with no environment at all (as a process reads in
+    // the middle of an execve), its shell already gone; once told, it becomes a tagged node process.
+    const job = [
+      `echo $$ > '${pidFile}'`,
+      `while [ ! -e '${go}' ]; do /bin/sleep 0.05; done`,
+      `exec /usr/bin/env "ADAPTOR_PROCESS_TAG=$0" '${node}' -e 'setInterval(() => {}, 1000)' ${marker}`,
+    ].join("; ");
+    const script = `require("child_process").spawn("/bin/sh", ["-c", ${JSON.stringify(`/usr/bin/setsid /usr/bin/env -i /bin/sh -c "$0" "$1" </dev/null >/dev/null 2>&1 &`)}, ${JSON.stringify(job)}, process.env.ADAPTOR_PROCESS_TAG], { env: {}, stdio: "ignore" }); setInterval(() => {}, 1000);`;
+    const reads = new Set<number>();
+    observeEnvironReads((pid) => reads.add(pid));
+    await using proc = await spawnCli({ command: node, args: ["-e", script], device: "node", killGraceMs: 500 });
+    expect(await until(() => existsSync(pidFile) && Number(readFileSync(pidFile, "utf8")) > 0)).toBe(true);
+    jobPid = Number(readFileSync(pidFile, "utf8"));
+    // Its empty environment was read (as an orphan candidate) before it took the tag.
+    expect(await until(() => reads.has(jobPid!))).toBe(true);
+    writeFileSync(go, "");
+    expect(await until(() => survivors(marker).includes(jobPid!))).toBe(true);
+    await proc.terminate();
+    await proc.close();
+    expect(await noSurvivors(marker)).toBe(true);
+  }, 60_000);
 });
