@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync } from "node:fs";
+import { mkdirSync, mkdtempSync, renameSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -191,6 +191,35 @@ describe("approval rules never widen what the host allowed", () => {
       const patchRule = { toolName: "apply_patch", pathPrefix: join(root, "repo", "src") };
       expect(ruleMatches(patchRule, patch({}))).toBe(true);
       expect(ruleMatches(patchRule, patch({ move_path: "/etc/passwd" }))).toBe(false);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+  it("a path rule stays on the folder it was remembered for: the folder swapped for a link to elsewhere is asked again", async () => {
+    const root = mkdtempSync(join(tmpdir(), "adaptor-rule-"));
+    try {
+      const src = join(root, "repo", "src");
+      mkdirSync(src, { recursive: true });
+      mkdirSync(join(root, "outside"));
+      const driver = scriptedDriver(async (_request, sink) => {
+        const first = await sink.requestApproval(edit(join(src, "a.ts")));
+        renameSync(src, join(root, "repo", "src.real"));
+        symlinkSync(join(root, "outside"), src);
+        const second = await sink.requestApproval(edit(join(src, "b.ts")));
+        return { text: JSON.stringify([first, second]) };
+      });
+      const asked: string[] = [];
+      const agent = new Agent(driver, {
+        onApproval: (request) => {
+          asked.push((request.input as { file_path: string }).file_path);
+          if (asked.length === 1) request.approve({ remember: request.suggestions[0]! });
+          else request.deny("outside");
+        },
+      });
+      const result = await agent.run("p", { policy: { approvals: { permission: "ask" } } });
+      await agent.close();
+      expect(asked).toEqual([join(src, "a.ts"), join(src, "b.ts")]);
+      expect(JSON.parse(result.text)).toEqual([{ outcome: "approve" }, { outcome: "deny", reason: "outside" }]);
     } finally {
       rmSync(root, { recursive: true, force: true });
     }

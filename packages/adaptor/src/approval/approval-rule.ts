@@ -56,6 +56,12 @@ export interface RememberedRule {
    * folder or environment.
    */
   readonly context?: string | undefined;
+  /**
+   * For a path rule: its folder with symbolic links resolved when the rule was remembered
+   * ({@link realPath}). Later asks are compared with this folder, so a folder swapped for a link
+   * to elsewhere after the answer does not carry the rule there.
+   */
+  readonly realFolder?: string | undefined;
   readonly scope: ApprovalRuleScope;
   /** `approve` or `deny` (with the host's reason). */
   readonly decision: Extract<ApprovalDecision, { outcome: "approve" } | { outcome: "deny" }>;
@@ -126,7 +132,7 @@ function pathFieldStrings(value: unknown, underPathField = false, depth = 0, out
 }
 
 /** `file` with the symbolic links of its longest existing part resolved (absolute, `..` resolved). */
-function realPath(file: string): string {
+export function realPath(file: string): string {
   let existing = path.resolve(file);
   const rest: string[] = [];
   for (;;) {
@@ -171,13 +177,20 @@ function inside(file: string, folder: string): boolean {
   return relative === "" || (!relative.startsWith("..") && !path.isAbsolute(relative));
 }
 
-/** {@link inside}, also after resolving the symbolic links of both. */
-function insideReally(file: string, folder: string): boolean {
-  return inside(file, folder) && path.isAbsolute(file) && inside(realPath(file), realPath(folder));
+/**
+ * {@link inside}, also after resolving the symbolic links of `file`, against `realFolder` (the
+ * folder's links resolved: now, or when its rule was remembered).
+ */
+function insideReally(file: string, folder: string, realFolder: string): boolean {
+  return inside(file, folder) && path.isAbsolute(file) && inside(realPath(file), realFolder);
 }
 
-/** Whether `rule` matches the ask `subject` (only `permission` asks match). */
-export function ruleMatches(rule: ApprovalRule, subject: RuleSubject): boolean {
+/**
+ * Whether `rule` matches the ask `subject` (only `permission` asks match). A path rule compares the
+ * ask's files, links resolved, with `realFolder` (default: the rule's folder with its links
+ * resolved now).
+ */
+export function ruleMatches(rule: ApprovalRule, subject: RuleSubject, realFolder?: string): boolean {
   if (subject.kind !== "permission" || subject.toolName !== rule.toolName) return false;
   if (rule.command !== undefined || rule.commandPrefix !== undefined) {
     const command = commandOf(subject.input);
@@ -192,7 +205,8 @@ export function ruleMatches(rule: ApprovalRule, subject: RuleSubject): boolean {
     const paths = pathsOf(subject.input);
     if (paths.length === 0) return false;
     const named = [...paths, ...pathFieldStrings(subject.input)];
-    if (!named.every((file) => insideReally(file, rule.pathPrefix!))) return false;
+    const folder = realFolder ?? realPath(rule.pathPrefix);
+    if (!named.every((file) => insideReally(file, rule.pathPrefix!, folder))) return false;
   }
   return true;
 }
@@ -276,7 +290,7 @@ export class ApprovalRules {
   match(subject: RuleSubject): RememberedRule | undefined {
     const matching = this.#rules.filter(
       (remembered) =>
-        ruleMatches(remembered.rule, subject) &&
+        ruleMatches(remembered.rule, subject, remembered.realFolder) &&
         (remembered.context === undefined || contextOf(remembered.rule, subject.input) === remembered.context),
     );
     return matching.find((remembered) => remembered.decision.outcome === "deny") ?? matching[0];

@@ -7,7 +7,7 @@ import type { ApprovalHandler, ApprovalHandlerContext } from "../approval/approv
 import { ApprovalRequest, EDIT_UNSUPPORTED_REASON } from "../approval/approval-request.js";
 import { ApprovalResponder } from "../approval/approval-responder.js";
 import type { ApprovalSettings } from "../approval/approval-settings.js";
-import { ApprovalRules, contextOf, ruleOf, suggestRules, type RememberedRule } from "../approval/approval-rule.js";
+import { ApprovalRules, contextOf, realPath, ruleOf, suggestRules, type RememberedRule } from "../approval/approval-rule.js";
 import type { StoredAnswers } from "../suspend/turn-data.js";
 
 /** How the broker reaches the run it serves. */
@@ -293,6 +293,7 @@ export class ApprovalBroker {
       rule,
       scope,
       context: contextOf(rule, request.input),
+      realFolder: rule.pathPrefix !== undefined ? realPath(rule.pathPrefix) : undefined,
       decision: decision.outcome === "approve" ? { outcome: "approve" } : decision,
     });
     this.#init.queue.push({
