@@ -132,6 +132,27 @@ describe("late answers are harmless", () => {
     expect(notice?.message).toMatch(/^approval [0-9a-f-]+: the answer approve came after the request was already resolved; ignored$/);
   });
 
+  it("many late answers to one request each get ErrApprovalResolved, and only the first is recorded (no flood of notices)", async () => {
+    const driver = scriptedDriver(async (_r, sink) => ({
+      text: JSON.stringify(await sink.requestApproval({ kind: "permission", title: "Bash: ls" })),
+    }));
+    const stream = new Agent(driver).stream("p");
+    const events: AgentEvent[] = [];
+    const losers: unknown[] = [];
+    for await (const event of stream) {
+      events.push(event);
+      if (event.type !== "approval-request") continue;
+      event.request.approve();
+      for (let i = 0; i < 100; i++) losers.push(thrownBy(() => (i % 2 ? event.request.approve() : event.request.deny("late"))));
+    }
+    expect(JSON.parse((await stream.result()).text)).toEqual({ outcome: "approve" });
+    expect(losers).toHaveLength(100);
+    expect(losers.every((error) => isError(error, ErrApprovalResolved))).toBe(true);
+    expect(noticesOf(events, "approval.late-answer").map((n) => n.data)).toEqual([
+      expect.objectContaining({ lost: "resolved", attempted: "deny", status: "approved" }),
+    ]);
+  });
+
   it("a stream consumer answering after the timeout fallback gets ErrApprovalExpired and the run goes on", async () => {
     const lateAnswered = deferred();
     const driver = scriptedDriver(async (_r, sink) => {

@@ -6,7 +6,7 @@ import { DEFAULT_DENY_REASON, type ApprovalRequest } from "./approval-request.js
  * the CLI is answered with a deny; after one (e.g. the `ErrApprovalEditUnsupported` of an
  * `approve({ updatedInput })` the agent cannot run, which denied the call) that decision stands.
  * Only the `ErrApprovalResolved` / `ErrApprovalExpired` of an answer that lost to another answer or
- * to an expiry leaves the run alone (a `notice` `approval.late-answer` records it). Returning
+ * to an expiry leaves the run alone (a `notice` `approval.late-answer` records the first such answer of a request). Returning
  * without deciding is an agent failure.
  */
 export type ApprovalHandler = (request: ApprovalRequest, context: ApprovalHandlerContext) => void | Promise<void>;

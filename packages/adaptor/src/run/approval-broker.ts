@@ -68,7 +68,7 @@ export interface ApprovalBrokerInit {
  *   nobody answered) the run ends with a `RunError` `approval_denied` (`details.unanswerable`)
  *   whose message says what to do (`retry` cannot help, so it aborts too);
  * - an answer that loses to another answer or to an expiry throws to its caller as usual and is
- *   recorded (`approval.late-answer`);
+ *   recorded (`approval.late-answer`, once per request: later late answers are only refused);
  * - a handler that throws anything else ends the run ("approval handler failed", the thrown value
  *   as `cause`), also after it decided the request (the decision already sent stands).
  */
@@ -182,14 +182,19 @@ export class ApprovalBroker {
   async #askOnce(ask: ApprovalAsk, attempt: number): Promise<{ decision: ApprovalDecision; timedOut: boolean }> {
     const { settings, handler, signal } = this.#init;
     const id = uuidv7();
-    const responder = new ApprovalResponder((lost, attempted) =>
+    // One notice per request: the first late answer is recorded, later ones only refused (each
+    // caller still gets its error), so clients racing or repeating answers cannot flood the stream.
+    let lateRecorded = false;
+    const responder = new ApprovalResponder((lost, attempted) => {
+      if (lateRecorded) return;
+      lateRecorded = true;
       this.#init.queue.push({
         type: "notice",
         kind: "approval.late-answer",
         message: `approval ${id}: the answer ${attempted.outcome} came after the request was ${lost === "expired" ? "expired" : "already resolved"}; ignored`,
         data: { id, kind: ask.kind, attempt, lost, attempted: attempted.outcome, status: responder.status },
-      }),
-    );
+      });
+    });
     const createdAt = new Date();
     const deadline = settings.timeoutMs === undefined ? undefined : new Date(createdAt.getTime() + settings.timeoutMs);
     const request = new ApprovalRequest(
