@@ -56,6 +56,16 @@ interface CodeRun {
   readonly loaded: number;
   readonly beforeSpawn: number;
   readonly onlyAfterSpawn: number;
+  /** ES modules of the client's own code loaded when the CLI was spawned, and by the process's exit. */
+  readonly modulesAtSpawn: number;
+  readonly modules: number;
+  /**
+   * Functions of the client's own code called while its imports loaded (module bodies' calls), then
+   * from there to the spawn (not called while loading), and first called after the spawn.
+   */
+  readonly functionsAtLoad: number;
+  readonly functionsBeforeSpawn: number;
+  readonly functionsOnlyAfterSpawn: number;
 }
 
 /** One script's part of `fixtures/coverage-at-spawn.mjs`'s file. */
@@ -79,26 +89,45 @@ function covered(ranges: readonly (readonly [number, number])[]): number {
 
 /** Sums a coverage file of one run over its scripts. */
 function codeRun(file: string): CodeRun {
-  const parts = JSON.parse(readFileSync(file, "utf8")) as { spawn?: CoveredScript[]; exit?: CoveredScript[] };
-  const scripts = new Map<string, { size: number; before: [number, number][]; after: [number, number][] }>();
+  const parts = JSON.parse(readFileSync(file, "utf8")) as { loaded?: CoveredScript[]; spawn?: CoveredScript[]; exit?: CoveredScript[] };
+  const scripts = new Map<string, { size: number; load: [number, number][]; before: [number, number][]; after: [number, number][] }>();
   for (const [part, list] of [
+    ["load", parts.loaded ?? []],
     ["before", parts.spawn ?? []],
     ["after", parts.exit ?? []],
   ] as const)
     for (const script of list) {
-      const entry = scripts.get(script.url) ?? { size: script.size, before: [], after: [] };
+      const entry = scripts.get(script.url) ?? { size: script.size, load: [], before: [], after: [] };
       entry[part].push(...script.ranges);
       scripts.set(script.url, entry);
     }
   let loaded = 0;
   let beforeSpawn = 0;
   let whole = 0;
-  for (const { size, before, after } of scripts.values()) {
+  let functionsAtLoad = 0;
+  let functionsBeforeSpawn = 0;
+  let functionsOnlyAfterSpawn = 0;
+  const keys = (ranges: readonly [number, number][]) => new Set(ranges.map(([start, stop]) => `${start}:${stop}`));
+  for (const { size, load, before, after } of scripts.values()) {
     loaded += size;
-    beforeSpawn += covered(before);
-    whole += covered([...before, ...after]);
+    beforeSpawn += covered([...load, ...before]);
+    whole += covered([...load, ...before, ...after]);
+    const atLoad = keys(load);
+    const untilSpawn = new Set([...atLoad, ...keys(before)]);
+    functionsAtLoad += atLoad.size;
+    functionsBeforeSpawn += untilSpawn.size - atLoad.size;
+    functionsOnlyAfterSpawn += [...keys(after)].filter((key) => !untilSpawn.has(key)).length;
   }
-  return { loaded, beforeSpawn, onlyAfterSpawn: whole - beforeSpawn };
+  return {
+    loaded,
+    beforeSpawn,
+    onlyAfterSpawn: whole - beforeSpawn,
+    modulesAtSpawn: new Set([...(parts.loaded ?? []), ...(parts.spawn ?? [])].map((script) => script.url)).size,
+    modules: scripts.size,
+    functionsAtLoad,
+    functionsBeforeSpawn,
+    functionsOnlyAfterSpawn,
+  };
 }
 
 /**
@@ -269,14 +298,19 @@ export async function coldVsBare(
         (r) => r.resultMs,
       )}, process exit ${at((r) => r.exitMs)}`;
     };
-    /** With FIRST_TURN_COVERAGE=1: medians of how much of the client's code ran when, in kB (1,000 characters). */
+    /** With FIRST_TURN_COVERAGE=1: medians of how much of the client's code ran when, in kB (1,000 characters), and counts of its modules and functions. */
     const codeRuns = (reports: Report[]) => {
       const runs = reports.map((r) => r.coverage).filter((c): c is CodeRun => c !== undefined);
       if (runs.length === 0) return "";
       const kb = (pick: (c: CodeRun) => number) => fmt(median(runs.map(pick)) / 1000, 0);
+      const count = (pick: (c: CodeRun) => number) => fmt(median(runs.map(pick)), 0);
       return `; code (FIRST_TURN_COVERAGE, medians, kB): loaded ${kb((c) => c.loaded)}, in functions called before the spawn ${kb(
         (c) => c.beforeSpawn,
-      )}, only after it ${kb((c) => c.onlyAfterSpawn)}, never ${kb((c) => c.loaded - c.beforeSpawn - c.onlyAfterSpawn)}`;
+      )}, only after it ${kb((c) => c.onlyAfterSpawn)}, never ${kb((c) => c.loaded - c.beforeSpawn - c.onlyAfterSpawn)}; ES modules of its own loaded at the spawn ${count(
+        (c) => c.modulesAtSpawn,
+      )}, by the exit ${count((c) => c.modules)}; functions called while loading ${count((c) => c.functionsAtLoad)}, then before the spawn ${count(
+        (c) => c.functionsBeforeSpawn,
+      )}, first after it ${count((c) => c.functionsOnlyAfterSpawn)}`;
     };
     const sdkRow = (form: string, reports: Report[]): Figure => {
       const sdkMs = median(reports.map((r) => r.endMs));

@@ -10,6 +10,8 @@ import { readFileSync } from "node:fs";
 import { Agent, type Driver } from "adaptor";
 
 const loadedMs = performance.now();
+// FIRST_TURN_COVERAGE=1 (`fixtures/coverage-at-spawn.mjs` preloaded): what ran until now is the load's.
+(globalThis as { [key: symbol]: (() => void) | undefined })[Symbol.for("adaptor.bench.firstTurnLoaded")]?.();
 /** This process's CPU so far (user + system), ms. */
 const cpuMs = () => {
   const u = process.cpuUsage();
