@@ -236,7 +236,9 @@ describe("hooks", () => {
       await sink.hook!({ point: "beforeToolCall", toolName: "Task", input: {} });
       return { text: "ok" };
     });
-    Object.assign(driver, { descriptor: { ...driver.descriptor, capabilities: { ...driver.descriptor.capabilities, hookMatchers: true } } });
+    Object.assign(driver, {
+      descriptor: { ...driver.descriptor, capabilities: { ...driver.descriptor.capabilities, hookMatchers: true } },
+    });
     await new Agent(driver).run("p", {
       hooks: { beforeToolCall: { matcher: "Agent", hook: (call) => void seen.push(call.toolName) }, onStop: () => undefined },
     });
@@ -284,12 +286,16 @@ describe("hooks", () => {
   it("a matcher that is neither tool names nor a valid regular expression, or a matched hook without its function, is an InvalidOptionError before launch", async () => {
     const driver = hookedDriver(ALL, async () => ({ text: "ok" }));
     const agent = new Agent(driver);
-    const badRegex = await agent.run("p", { hooks: { beforeToolCall: { matcher: "mcp__(github", hook: () => undefined } } }).catch((e: unknown) => e);
+    const badRegex = await agent
+      .run("p", { hooks: { beforeToolCall: { matcher: "mcp__(github", hook: () => undefined } } })
+      .catch((e: unknown) => e);
     expect(findError(badRegex, InvalidOptionError)).toMatchObject({ field: "hooks.beforeToolCall.matcher" });
     expect((findError(badRegex, InvalidOptionError) as Error).message).toContain("not a valid regular expression");
     const noHook = await agent.run("p", { hooks: { afterToolCall: { matcher: "Bash" } } as never }).catch((e: unknown) => e);
     expect(findError(noHook, InvalidOptionError)).toMatchObject({ field: "hooks.afterToolCall.hook" });
-    const peerShape = await agent.run("p", { hooks: { afterToolCall: { matcher: "Bash", hooks: [() => undefined] } } as never }).catch((e: unknown) => e);
+    const peerShape = await agent
+      .run("p", { hooks: { afterToolCall: { matcher: "Bash", hooks: [() => undefined] } } as never })
+      .catch((e: unknown) => e);
     expect(findError(peerShape, InvalidOptionError)).toMatchObject({ field: "hooks.afterToolCall.hooks" });
     expect(driver.requests).toEqual([]);
   });
@@ -301,16 +307,19 @@ describe("hooks", () => {
     ["onPreCompact", "preCompact"],
     ["onSubagentStart", "subagentStart"],
     ["onSubagentStop", "subagentStop"],
-  ] as const)("%s on a driver that does not call it is refused with FeatureUnsupportedError naming it; the driver never starts", async (name, point) => {
-    const driver = hookedDriver(ALL, async () => ({ text: "ok" }));
-    const refused = await new Agent(driver).run("p", { hooks: { [name]: () => undefined } }).catch((e: unknown) => e);
-    expect(findError(refused, FeatureUnsupportedError)).toMatchObject({ driver: "scripted", feature: `hooks.${name}` });
-    expect(driver.requests).toEqual([]);
-    // A driver that lists the point carries it.
-    const carrying = hookedDriver([point], async () => ({ text: "ok" }));
-    await new Agent(carrying).run("p", { hooks: { [name]: () => undefined } });
-    expect(carrying.requests[0]!.hooks).toEqual([point]);
-  });
+  ] as const)(
+    "%s on a driver that does not call it is refused with FeatureUnsupportedError naming it; the driver never starts",
+    async (name, point) => {
+      const driver = hookedDriver(ALL, async () => ({ text: "ok" }));
+      const refused = await new Agent(driver).run("p", { hooks: { [name]: () => undefined } }).catch((e: unknown) => e);
+      expect(findError(refused, FeatureUnsupportedError)).toMatchObject({ driver: "scripted", feature: `hooks.${name}` });
+      expect(driver.requests).toEqual([]);
+      // A driver that lists the point carries it.
+      const carrying = hookedDriver([point], async () => ({ text: "ok" }));
+      await new Agent(carrying).run("p", { hooks: { [name]: () => undefined } });
+      expect(carrying.requests[0]!.hooks).toEqual([point]);
+    },
+  );
 
   it("the hooks of the agent's life get their inputs; context and continueWith verdicts reach the driver, an observing hook's verdict ends the run", async () => {
     const answers: HookAnswer[] = [];
@@ -363,7 +372,9 @@ describe("hooks", () => {
       await sink.hook!({ point: "preCompact", trigger: "auto" });
       return untilAborted(signal);
     });
-    const failed = await new Agent(observing).run("p", { hooks: { onPreCompact: () => ({ additionalContext: "x" }) as never } }).catch((e: unknown) => e);
+    const failed = await new Agent(observing)
+      .run("p", { hooks: { onPreCompact: () => ({ additionalContext: "x" }) as never } })
+      .catch((e: unknown) => e);
     expect((failed as Error).message).toBe("hook onPreCompact failed");
     expect(findError(failed, InvalidOptionError)).toMatchObject({ field: "hooks.onPreCompact" });
     expect(findError(failed, InvalidOptionError)?.message).toContain("must return nothing (it observes)");

@@ -109,7 +109,12 @@ export function readHookCallback(callbackIdValue: unknown, input: unknown): { ev
       const title = text(fields.title);
       return {
         event,
-        ask: { point: "notification", message: text(fields.message) ?? "", ...(title ? { title } : {}), kind: text(fields.notification_type) ?? "" },
+        ask: {
+          point: "notification",
+          message: text(fields.message) ?? "",
+          ...(title ? { title } : {}),
+          kind: text(fields.notification_type) ?? "",
+        },
       };
     }
     case "PreCompact": {

@@ -1,5 +1,15 @@
 import { randomUUID } from "node:crypto";
-import type { ApprovalDecision, DriverEvent, DriverSink, HookAnswer, HookAsk, HookPoint, PromptImage, ToolHookPoint, Usage } from "@adaptor/driver";
+import type {
+  ApprovalDecision,
+  DriverEvent,
+  DriverSink,
+  HookAnswer,
+  HookAsk,
+  HookPoint,
+  PromptImage,
+  ToolHookPoint,
+  Usage,
+} from "@adaptor/driver";
 import { DriverError, ErrCode } from "@adaptor/errors";
 import {
   BACKGROUND_ENDED_MESSAGE,
