@@ -202,7 +202,8 @@ export interface RunHooks {
   readonly onStop?: (stop: StopHookInput, context: HookContext) => HookResult<StopVerdict>;
   /**
    * When a session part starts within the run: after a compaction (`source: "compact"`) or a
-   * `/clear` prompt (`"clear"`). Return `{ additionalContext }` for the model to read from then on.
+   * `/clear` prompt (`"clear"`). Return `{ additionalContext }` for the model to read with the
+   * next prompt the agent's process takes (on a thread: the next turn with the same hooks).
    * Native only (Claude Code); refused before launch elsewhere.
    */
   readonly onSessionStart?: (start: SessionStartHookInput, context: HookContext) => HookResult<ContextVerdict>;
