@@ -3,6 +3,7 @@ import { whenToolResult, whenUserSays } from "@adaptor/testkit";
 import { claude } from "@adaptor/claude";
 import { MemoryThreadStore } from "@adaptor/threadstore";
 import {
+  AdaptorError,
   Agent,
   type NotificationHookInput,
   type PreCompactHookInput,
@@ -96,6 +97,37 @@ describe("hooks of the agent's life (real binary)", { timeout: 180_000 }, () => 
     const parentRequest = h.server.requests.find((request) => request.rule === "parent");
     expect(messagesText(parentRequest?.body)).not.toContain("HOOK-CONTEXT-FOR-SUBAGENT");
     expect(result.text).toContain("SUBAGENT second look");
+  });
+
+  it("a life hook that throws ends the run as every hook does: AdaptorError `hook onSubagentStart failed` with the hook's error as cause", async () => {
+    h = await harness([
+      {
+        when: whenUserSays("delegate the review"),
+        reply: {
+          toolUse: {
+            name: "Agent",
+            input: { description: "review notes", prompt: "check the tone of NOTES.md", subagent_type: "release-reviewer" },
+          },
+        },
+      },
+      { when: whenUserSays("check the tone of NOTES.md"), reply: { text: "SUBAGENT first look" } },
+      { when: whenToolResult("Agent"), reply: { text: "done" } },
+    ]);
+    const boom = new Error("the host's subagent hook broke");
+    const failed = await h.agent
+      .run("delegate the review", {
+        agents: REVIEWER,
+        ...AUTO,
+        hooks: {
+          onSubagentStart: () => {
+            throw boom;
+          },
+        },
+      })
+      .catch((e: unknown) => e);
+    expect(failed).toBeInstanceOf(AdaptorError);
+    expect((failed as Error).message).toBe("hook onSubagentStart failed");
+    expect((failed as Error).cause).toBe(boom);
   });
 
   it("a /compact turn: onPreCompact sees the manual trigger and the instructions, then onSessionStart (source compact) adds context the next turn's model reads", async () => {
