@@ -83,8 +83,9 @@ export function fallback(point: HookPoint, why: string): HookAnswer {
  * asks ({@link ask}); at the others, as the run goes by (a `tool-result` event, the prompt before
  * launch, the driver's success). A tool hook with a matcher is called only for the calls it names:
  * the agent filters them where the driver handed it the matcher (`matchersApplied`), the runner
- * does elsewhere. One hook at a time, in order. A hook that fails, or answers what it may not, calls `onFailure` once with an `AdaptorError` (`hook <name> failed`) whose cause says
- * why; later asks get the fallback answer (a tool call is denied) without calling the host.
+ * does elsewhere. One hook at a time, in order. A hook that fails, or answers what it may not,
+ * calls `onFailure` once with an `AdaptorError` (`hook <name> failed`) whose cause says why; later
+ * asks get the fallback answer (a tool call is denied) without calling the host.
  */
 export class HookRunner {
   readonly #hooks: RunHooks;
