@@ -8,6 +8,7 @@ import { harness, type Harness } from "./support.js";
 import { Agent, type AgentEvent } from "adaptor";
 import { claude } from "@adaptor/claude";
 import { MemoryThreadStore } from "@adaptor/threadstore";
+import type { DriverRequest, DriverSink, HookAsk } from "@adaptor/driver";
 
 // The `hooks` run option on the real claude binary: each hook is a CLI hook registered in the
 // `initialize` control request and answered over `hook_callback`, so its verdict reaches the CLI
@@ -76,6 +77,69 @@ describe("hooks (real binary)", { timeout: 180_000 }, () => {
     });
     expect(result.text).toContain("edited-by-hook");
     expect(result.text).not.toContain("proposed-text");
+  });
+
+  it("a tool hook's matcher goes to the CLI: it stops only for the calls the matcher names, the others run without the hook", async () => {
+    let workDir = "";
+    h = await harness([
+      {
+        when: whenUserSays("list then write"),
+        reply: { toolUse: { name: "Bash", input: { command: "echo listed", description: "List" } } },
+      },
+      {
+        when: whenToolResult("Bash"),
+        reply: () => ({ toolUse: { name: "Write", input: { file_path: join(workDir, "out.txt"), content: "hi" } } }),
+      },
+      { when: whenToolResult("Write"), reply: (view) => ({ text: `write said: ${String(view.lastToolResult?.content)}` }) },
+    ]);
+    workDir = h.env.workDir;
+    // What the CLI asks the host (every hook_callback reaches DriverSink.hook).
+    const asked: string[] = [];
+    const driver = claude({ cwd: workDir, env: h.env.env, inheritEnv: false, model: "claude-sonnet-4-5" });
+    const recording = new Proxy(driver, {
+      get(target, key) {
+        if (key === "run")
+          return (request: DriverRequest, sink: DriverSink, signal: AbortSignal) =>
+            target.run(
+              request,
+              {
+                ...sink,
+                hook: (ask: HookAsk) => {
+                  asked.push(`${ask.point} ${"toolName" in ask ? ask.toolName : ""}`);
+                  return sink.hook!(ask);
+                },
+              },
+              signal,
+            );
+        const value = Reflect.get(target, key, target) as unknown;
+        return typeof value === "function" ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+      },
+    });
+    const agent = new Agent(recording);
+    const before: string[] = [];
+    const after: string[] = [];
+    const result = await agent.run("list then write", {
+      policy: approveAll,
+      hooks: {
+        // The SDK does not filter calls the CLI asks about: a hook called only for Write shows the CLI applied the matcher.
+        beforeToolCall: {
+          matcher: "Write|Edit",
+          hook: (call) => {
+            before.push(call.toolName);
+            return { deny: "no writes here" };
+          },
+        },
+        // A regular expression, found in the tool's name.
+        afterToolCall: { matcher: "^Ba", hook: (call) => void after.push(`${call.toolName} ${JSON.stringify(call.output)}`) },
+      },
+    });
+    await agent.close();
+    expect(asked).toEqual(["afterToolCall Bash", "beforeToolCall Write"]);
+    expect(before).toEqual(["Write"]);
+    expect(after).toHaveLength(1);
+    expect(after[0]).toMatch(/^Bash .*listed/);
+    expect(existsSync(join(workDir, "out.txt"))).toBe(false);
+    expect(result.text).toContain("no writes here");
   });
 
   it("afterToolCall: sees the tool's result, and its additionalContext reaches the next model request", async () => {

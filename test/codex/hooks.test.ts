@@ -255,6 +255,44 @@ describe("hooks on codex (real binary)", { timeout: 180_000 }, () => {
     expect(findError(failed, FeatureUnsupportedError)).toMatchObject({ driver: "codex", feature: "hooks.afterToolCall" });
   });
 
+  it("app-server: an observing afterToolCall with a matcher is called only for the tool results it names", async () => {
+    h = await codexHarness({
+      rules: [
+        { when: whenPromptSays("run the command"), reply: shell("echo matched-output") },
+        { when: whenToolOutput("exec_command", "matched-output"), reply: { text: "it ran" } },
+      ],
+    });
+    agent = new Agent(codex({ cwd: h.env.workDir, env: h.env.env, inheritEnv: false, killGraceMs: 1000 }), {
+      policy: { sandbox: "unrestricted", approvals: { permission: "auto_approve" } },
+    });
+    const named: string[] = [];
+    const other: string[] = [];
+    const stream = agent.stream("run the command", {
+      hooks: { afterToolCall: { matcher: "^mcp__", hook: (call) => void other.push(call.toolName) } },
+    });
+    // The shell call's name as the agent calls it (the event's tool name).
+    let shellName = "";
+    for await (const event of stream) if (event.type === "tool-call") shellName = event.name;
+    expect((await stream.result()).text).toBe("it ran");
+    expect(other).toEqual([]);
+    expect(shellName).not.toBe("");
+    await agent.run("run the command", {
+      hooks: { afterToolCall: { matcher: shellName, hook: (call) => void named.push(call.toolName) } },
+    });
+    expect(named).toEqual([shellName]);
+  });
+
+  it.each(["onSessionStart", "onSessionEnd", "onNotification", "onPreCompact", "onSubagentStart", "onSubagentStop"] as const)(
+    "%s is refused before launch with FeatureUnsupportedError naming it, on both transports",
+    async (name) => {
+      for (const transport of ["app-server", "exec"] as const) {
+        await using refusing = new Agent(codex({ command: "/nonexistent/codex", transport }));
+        const refused = await refusing.run("hi", { hooks: { [name]: () => undefined } }).catch((e: unknown) => e);
+        expect(findError(refused, FeatureUnsupportedError)).toMatchObject({ driver: "codex", feature: `hooks.${name}` });
+      }
+    },
+  );
+
   it.each(["app-server", "exec"] as const)(
     "%s: beforeToolCall is refused before launch with FeatureUnsupportedError",
     async (transport) => {

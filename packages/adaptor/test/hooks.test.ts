@@ -229,6 +229,157 @@ describe("hooks", () => {
     expect(calls).toBe(1);
   });
 
+  it("a tool hook with a matcher goes to a driver that takes matchers as DriverRequest.hookMatchers, and the SDK does not filter again", async () => {
+    const seen: string[] = [];
+    const driver = hookedDriver(ALL, async (_request, sink) => {
+      // The agent applies the matcher (with its own aliases): whatever it asks about reaches the hook.
+      await sink.hook!({ point: "beforeToolCall", toolName: "Task", input: {} });
+      return { text: "ok" };
+    });
+    Object.assign(driver, {
+      descriptor: { ...driver.descriptor, capabilities: { ...driver.descriptor.capabilities, hookMatchers: true } },
+    });
+    await new Agent(driver).run("p", {
+      hooks: { beforeToolCall: { matcher: "Agent", hook: (call) => void seen.push(call.toolName) }, onStop: () => undefined },
+    });
+    expect(driver.requests[0]!.hooks).toEqual(["beforeToolCall", "stop"]);
+    expect(driver.requests[0]!.hookMatchers).toEqual({ beforeToolCall: "Agent" });
+    expect(seen).toEqual(["Task"]);
+  });
+
+  it("a tool hook with a matcher on a driver that does not take matchers: the SDK calls it only for the calls the matcher names (the agent's tool name)", async () => {
+    const seen: string[] = [];
+    const answers: HookAnswer[] = [];
+    const driver = hookedDriver(ALL, async (_request, sink) => {
+      for (const toolName of ["Bash", "Write", "Edit", "mcp__github__get_issue", "mcp__adaptor__lookup", "BashOutput"])
+        answers.push(await sink.hook!({ point: "beforeToolCall", toolName, input: {} }));
+      return { text: "ok" };
+    });
+    const hook = (call: { toolName: string; agentToolName: string }) => {
+      seen.push(`${call.toolName}/${call.agentToolName}`);
+      return { deny: "no" };
+    };
+    await new Agent(driver).run("p", { hooks: { beforeToolCall: { matcher: "Write|Edit, mcp__adaptor__lookup", hook } } });
+    expect(driver.requests[0]!.hookMatchers).toBeUndefined();
+    expect(seen).toEqual(["Write/Write", "Edit/Edit", "mcp__adaptor__lookup/mcp__adaptor__lookup"]);
+    // A call the matcher does not name goes on as without a hook.
+    expect(answers).toEqual([{}, { deny: "no" }, { deny: "no" }, {}, { deny: "no" }, {}]);
+    seen.length = 0;
+    // A regular expression is found anywhere in the agent's name of the tool (a host tool's wire name).
+    await new Agent(driver).run("p", { hooks: { beforeToolCall: { matcher: "^mcp__|^Bash$", hook } } });
+    expect(seen).toEqual(["Bash/Bash", "mcp__github__get_issue/mcp__github__get_issue", "mcp__adaptor__lookup/mcp__adaptor__lookup"]);
+  });
+
+  it("an observing afterToolCall with a matcher is called only for the tool results it names", async () => {
+    const seen: string[] = [];
+    const driver = hookedDriver([], async (_request, sink) => {
+      sink.emit({ type: "tool-call", phase: "start", id: "t1", name: "Read" });
+      sink.emit({ type: "tool-result", id: "t1", output: "contents", isError: false });
+      sink.emit({ type: "tool-call", phase: "start", id: "t2", name: "Bash" });
+      sink.emit({ type: "tool-result", id: "t2", output: "out", isError: false });
+      return { text: "ok" };
+    });
+    await new Agent(driver).run("p", { hooks: { afterToolCall: { matcher: "Bash", hook: (call) => void seen.push(call.toolName) } } });
+    expect(seen).toEqual(["Bash"]);
+  });
+
+  it("a matcher that is neither tool names nor a valid regular expression, or a matched hook without its function, is an InvalidOptionError before launch", async () => {
+    const driver = hookedDriver(ALL, async () => ({ text: "ok" }));
+    const agent = new Agent(driver);
+    const badRegex = await agent
+      .run("p", { hooks: { beforeToolCall: { matcher: "mcp__(github", hook: () => undefined } } })
+      .catch((e: unknown) => e);
+    expect(findError(badRegex, InvalidOptionError)).toMatchObject({ field: "hooks.beforeToolCall.matcher" });
+    expect((findError(badRegex, InvalidOptionError) as Error).message).toContain("not a valid regular expression");
+    const noHook = await agent.run("p", { hooks: { afterToolCall: { matcher: "Bash" } } as never }).catch((e: unknown) => e);
+    expect(findError(noHook, InvalidOptionError)).toMatchObject({ field: "hooks.afterToolCall.hook" });
+    const peerShape = await agent
+      .run("p", { hooks: { afterToolCall: { matcher: "Bash", hooks: [() => undefined] } } as never })
+      .catch((e: unknown) => e);
+    expect(findError(peerShape, InvalidOptionError)).toMatchObject({ field: "hooks.afterToolCall.hooks" });
+    expect(driver.requests).toEqual([]);
+  });
+
+  it.each([
+    ["onSessionStart", "sessionStart"],
+    ["onSessionEnd", "sessionEnd"],
+    ["onNotification", "notification"],
+    ["onPreCompact", "preCompact"],
+    ["onSubagentStart", "subagentStart"],
+    ["onSubagentStop", "subagentStop"],
+  ] as const)(
+    "%s on a driver that does not call it is refused with FeatureUnsupportedError naming it; the driver never starts",
+    async (name, point) => {
+      const driver = hookedDriver(ALL, async () => ({ text: "ok" }));
+      const refused = await new Agent(driver).run("p", { hooks: { [name]: () => undefined } }).catch((e: unknown) => e);
+      expect(findError(refused, FeatureUnsupportedError)).toMatchObject({ driver: "scripted", feature: `hooks.${name}` });
+      expect(driver.requests).toEqual([]);
+      // A driver that lists the point carries it.
+      const carrying = hookedDriver([point], async () => ({ text: "ok" }));
+      await new Agent(carrying).run("p", { hooks: { [name]: () => undefined } });
+      expect(carrying.requests[0]!.hooks).toEqual([point]);
+    },
+  );
+
+  it("the hooks of the agent's life get their inputs; context and continueWith verdicts reach the driver, an observing hook's verdict ends the run", async () => {
+    const answers: HookAnswer[] = [];
+    const seen: unknown[] = [];
+    const points: HookPoint[] = ["sessionStart", "sessionEnd", "notification", "preCompact", "subagentStart", "subagentStop"];
+    const driver = hookedDriver(points, async (_request, sink) => {
+      answers.push(await sink.hook!({ point: "sessionStart", source: "compact", model: "m" }));
+      answers.push(await sink.hook!({ point: "sessionEnd", reason: "clear" }));
+      answers.push(await sink.hook!({ point: "notification", message: "needs you", kind: "permission_prompt" }));
+      answers.push(await sink.hook!({ point: "preCompact", trigger: "manual", instructions: "keep it short" }));
+      answers.push(await sink.hook!({ point: "subagentStart", agentId: "a1", agentType: "reviewer" }));
+      answers.push(await sink.hook!({ point: "subagentStop", agentId: "a1", agentType: "reviewer", text: "done" }));
+      return { text: "ok" };
+    });
+    const hooks: RunHooks = {
+      onSessionStart: (input) => {
+        seen.push(input);
+        return { additionalContext: "session context" };
+      },
+      onSessionEnd: (input) => void seen.push(input),
+      onNotification: (input) => void seen.push(input),
+      onPreCompact: (input) => void seen.push(input),
+      onSubagentStart: (input) => {
+        seen.push(input);
+        return { additionalContext: "subagent context" };
+      },
+      onSubagentStop: (input) => {
+        seen.push(input);
+        return { continueWith: "check again" };
+      },
+    };
+    await new Agent(driver).run("p", { hooks });
+    expect(seen).toEqual([
+      { source: "compact", model: "m" },
+      { reason: "clear" },
+      { message: "needs you", kind: "permission_prompt" },
+      { trigger: "manual", instructions: "keep it short" },
+      { agentId: "a1", agentType: "reviewer" },
+      { agentId: "a1", agentType: "reviewer", text: "done" },
+    ]);
+    expect(answers).toEqual([
+      { additionalContext: "session context" },
+      {},
+      {},
+      {},
+      { additionalContext: "subagent context" },
+      { continueWith: "check again" },
+    ]);
+    const observing = hookedDriver(["preCompact"], async (_request, sink, signal) => {
+      await sink.hook!({ point: "preCompact", trigger: "auto" });
+      return untilAborted(signal);
+    });
+    const failed = await new Agent(observing)
+      .run("p", { hooks: { onPreCompact: () => ({ additionalContext: "x" }) as never } })
+      .catch((e: unknown) => e);
+    expect((failed as Error).message).toBe("hook onPreCompact failed");
+    expect(findError(failed, InvalidOptionError)).toMatchObject({ field: "hooks.onPreCompact" });
+    expect(findError(failed, InvalidOptionError)?.message).toContain("must return nothing (it observes)");
+  });
+
   it("hooks are checked like every option: an unknown hook or one that is not a function is an InvalidOptionError", async () => {
     const driver = hookedDriver(ALL, async () => ({ text: "ok" }));
     const agent = new Agent(driver);
@@ -236,6 +387,8 @@ describe("hooks", () => {
     expect(findError(unknown, InvalidOptionError)).toMatchObject({ field: "hooks.beforeToolUse" });
     const notAFunction = await agent.run("p", { hooks: { onStop: "yes" } as never }).catch((e: unknown) => e);
     expect(findError(notAFunction, InvalidOptionError)).toMatchObject({ field: "hooks.onStop" });
+    const misspelt = await agent.run("p", { hooks: { onSubagentStopped: () => undefined } as never }).catch((e: unknown) => e);
+    expect(findError(misspelt, InvalidOptionError)).toMatchObject({ field: "hooks.onSubagentStopped", suggestion: "onSubagentStop" });
     expect(driver.requests).toEqual([]);
   });
 });

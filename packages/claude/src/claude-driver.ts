@@ -79,8 +79,21 @@ export const CLAUDE_DESCRIPTOR: DriverDescriptor = deepFreeze<DriverDescriptor>(
     // A model.response notice per main-conversation response; --max-turns and --max-budget-usd too.
     budgets: { turns: true, costUsd: true },
     // Each point a CLI hook registered in `initialize` and answered over `hook_callback`
-    // (test/claude/hooks.test.ts).
-    hooks: ["beforeToolCall", "afterToolCall", "promptSubmit", "stop"],
+    // (test/claude/hooks.test.ts, test/claude/life-hooks.test.ts); a tool hook's matcher is the
+    // registration's, so the CLI stops only for the calls it names.
+    hooks: [
+      "beforeToolCall",
+      "afterToolCall",
+      "promptSubmit",
+      "stop",
+      "sessionStart",
+      "sessionEnd",
+      "notification",
+      "preCompact",
+      "subagentStart",
+      "subagentStop",
+    ],
+    hookMatchers: true,
     streaming: { textDeltas: true, thinking: true, toolCallArgs: true },
   },
 });
@@ -312,6 +325,7 @@ export class ClaudeDriver implements Driver {
         request.session === undefined,
         this.config.askForEveryTool === true,
         request.hooks,
+        request.hookMatchers,
       );
       this.#stderrTo.set(session, stderr);
       return session;

@@ -17,7 +17,7 @@ export type {
   ProcessEvent,
 } from "./spi/events.js";
 export type { ApprovalAsk, ApprovalDecision } from "./spi/approval.js";
-export type { HookPoint, HookAsk, HookAnswer } from "./spi/hooks.js";
+export type { HookPoint, ToolHookPoint, HookAsk, HookAnswer } from "./spi/hooks.js";
 export type {
   DriverRequest,
   PrewarmRequest,

@@ -1,9 +1,17 @@
-import { FeatureUnsupportedError, type DriverEvent, type HookAnswer, type HookAsk, type HookPoint } from "@adaptor/driver";
+import {
+  FeatureUnsupportedError,
+  type DriverEvent,
+  type HookAnswer,
+  type HookAsk,
+  type HookPoint,
+  type ToolHookPoint,
+} from "@adaptor/driver";
 import { raceAbort, type McpServerTools } from "@adaptor/driver/kit";
 import { AdaptorError, InvalidOptionError } from "@adaptor/errors";
 import { HOST_TOOL_SERVER_NAME } from "../tools/agent-tools.js";
 import { hostToolOf } from "../tools/host-tool-of.js";
-import type { HookContext, RunHooks } from "./run-hooks.js";
+import type { HookContext, MatchedToolHook, RunHooks } from "./run-hooks.js";
+import { matchesTool } from "./tool-matcher.js";
 
 /** The hook option of each hook point. */
 const HOOK_NAMES: Readonly<Record<HookPoint, keyof RunHooks>> = {
@@ -11,6 +19,12 @@ const HOOK_NAMES: Readonly<Record<HookPoint, keyof RunHooks>> = {
   afterToolCall: "afterToolCall",
   promptSubmit: "onPromptSubmit",
   stop: "onStop",
+  sessionStart: "onSessionStart",
+  sessionEnd: "onSessionEnd",
+  notification: "onNotification",
+  preCompact: "onPreCompact",
+  subagentStart: "onSubagentStart",
+  subagentStop: "onSubagentStop",
 };
 
 /** The `RunHooks` option name of a hook point, e.g. `onStop` for `stop`. */
@@ -23,12 +37,40 @@ export function hookPoints(hooks: RunHooks): HookPoint[] {
   return (Object.keys(HOOK_NAMES) as HookPoint[]).filter((point) => hooks[HOOK_NAMES[point]] !== undefined);
 }
 
-/** The verdict key each point may answer with, and what it means for people. */
+/** The hook points the SDK can call a hook at by observing the run, where the agent does not wait for it. */
+export const OBSERVABLE_HOOK_POINTS: readonly HookPoint[] = ["afterToolCall", "promptSubmit", "stop"];
+
+/** A tool hook's function and its matcher (undefined: every tool). */
+export function toolHook<H>(hook: H | MatchedToolHook<H> | undefined): { hook: H | undefined; matcher: string | undefined } {
+  if (typeof hook === "object" && hook !== null) {
+    const matched = hook as MatchedToolHook<H>;
+    return { hook: matched.hook, matcher: matched.matcher };
+  }
+  return { hook: hook as H | undefined, matcher: undefined };
+}
+
+/** The matchers of the run's tool hooks that have one. */
+export function toolHookMatchers(hooks: RunHooks): Partial<Record<ToolHookPoint, string>> {
+  const matchers: Partial<Record<ToolHookPoint, string>> = {};
+  for (const point of ["beforeToolCall", "afterToolCall"] as const) {
+    const { matcher } = toolHook<unknown>(hooks[point]);
+    if (matcher !== undefined) matchers[point] = matcher;
+  }
+  return matchers;
+}
+
+/** The verdict keys each point may answer with (none: the hook observes). */
 const VERDICTS: Readonly<Record<HookPoint, readonly (keyof HookAnswer)[]>> = {
   beforeToolCall: ["deny", "updatedInput"],
   afterToolCall: ["additionalContext"],
   promptSubmit: ["additionalContext"],
   stop: ["continueWith"],
+  sessionStart: ["additionalContext"],
+  sessionEnd: [],
+  notification: [],
+  preCompact: [],
+  subagentStart: ["additionalContext"],
+  subagentStop: ["continueWith"],
 };
 
 /** What the agent is told when the run ended or a hook failed while it waited for an answer: a tool call is denied. */
@@ -39,13 +81,17 @@ export function fallback(point: HookPoint, why: string): HookAnswer {
 /**
  * Calls one run's {@link RunHooks}: at the points the driver carries (`native`), when the driver
  * asks ({@link ask}); at the others, as the run goes by (a `tool-result` event, the prompt before
- * launch, the driver's success). One hook at a time, in order. A hook that fails, or answers what
- * it may not, calls `onFailure` once with an `AdaptorError` (`hook <name> failed`) whose cause says
- * why; later asks get the fallback answer (a tool call is denied) without calling the host.
+ * launch, the driver's success). A tool hook with a matcher is called only for the calls it names:
+ * the agent filters them where the driver handed it the matcher (`matchersApplied`), the runner
+ * does elsewhere. One hook at a time, in order. A hook that fails, or answers what it may not,
+ * calls `onFailure` once with an `AdaptorError` (`hook <name> failed`) whose cause says why; later
+ * asks get the fallback answer (a tool call is denied) without calling the host.
  */
 export class HookRunner {
   readonly #hooks: RunHooks;
   readonly #native: ReadonlySet<HookPoint>;
+  /** The agent calls the native tool hooks only for the calls their matchers name. */
+  readonly #matchersApplied: boolean;
   readonly #runId: string;
   readonly #driver: string;
   /** The run's host-tool server and its tools' own names, to read a call's name in any form agents give it. */
@@ -62,6 +108,8 @@ export class HookRunner {
   constructor(init: {
     readonly hooks: RunHooks;
     readonly native: readonly HookPoint[];
+    /** The driver handed the agent the tool hooks' matchers (`DriverRequest.hookMatchers`). */
+    readonly matchersApplied?: boolean;
     readonly runId: string;
     readonly driver: string;
     /** The names of the run's host tools. */
@@ -71,6 +119,7 @@ export class HookRunner {
   }) {
     this.#hooks = init.hooks;
     this.#native = new Set(init.native);
+    this.#matchersApplied = init.matchersApplied === true;
     this.#runId = init.runId;
     this.#driver = init.driver;
     this.#hostTools = { name: HOST_TOOL_SERVER_NAME, tools: init.hostTools ?? [] };
@@ -87,7 +136,7 @@ export class HookRunner {
 
   /** Calls the observed `afterToolCall` at each `tool-result` event. Never throws. */
   observe(event: DriverEvent): void {
-    if (this.#hooks.afterToolCall === undefined || this.#native.has("afterToolCall")) return;
+    if (toolHook(this.#hooks.afterToolCall).hook === undefined || this.#native.has("afterToolCall")) return;
     if (event.type === "tool-call") {
       const known = this.#calls.get(event.id);
       if (event.phase === "start" || event.phase === "end")
@@ -136,6 +185,7 @@ export class HookRunner {
     const name = HOOK_NAMES[ask.point];
     if (this.#failed) return fallback(ask.point, "a hook of this run failed");
     if (this.#signal.aborted) return fallback(ask.point, "the run has ended");
+    if (!this.#isFor(ask, native)) return {};
     const context: HookContext = { runId: this.#runId, signal: this.#signal, native };
     try {
       // A hook still working when the run ends is not waited for: the agent gets the fallback.
@@ -163,22 +213,52 @@ export class HookRunner {
     }
   }
 
+  /** False for a tool call the hook's matcher does not name, unless the agent already filtered the calls by it. */
+  #isFor(ask: HookAsk, native: boolean): boolean {
+    if (ask.point !== "beforeToolCall" && ask.point !== "afterToolCall") return true;
+    if (native && this.#matchersApplied) return true;
+    const { matcher } = toolHook<unknown>(this.#hooks[ask.point]);
+    return matcher === undefined || matchesTool(matcher, ask.toolName);
+  }
+
   #invoke(ask: HookAsk, context: HookContext): unknown {
     const hooks = this.#hooks;
     switch (ask.point) {
       case "beforeToolCall": {
         const { point: _, ...call } = ask;
-        return hooks.beforeToolCall?.(this.#named(call), context);
+        return toolHook(hooks.beforeToolCall).hook?.(this.#named(call), context);
       }
       case "afterToolCall": {
         const { point: _, ...call } = ask;
-        return hooks.afterToolCall?.(this.#named(call), context);
+        return toolHook(hooks.afterToolCall).hook?.(this.#named(call), context);
       }
       case "promptSubmit":
         return hooks.onPromptSubmit?.({ prompt: ask.prompt }, context);
       case "stop": {
         const { point: _, ...stop } = ask;
         return hooks.onStop?.(stop, context);
+      }
+      case "sessionStart": {
+        const { point: _, ...start } = ask;
+        return hooks.onSessionStart?.(start, context);
+      }
+      case "sessionEnd":
+        return hooks.onSessionEnd?.({ reason: ask.reason }, context);
+      case "notification": {
+        const { point: _, ...notification } = ask;
+        return hooks.onNotification?.(notification, context);
+      }
+      case "preCompact": {
+        const { point: _, ...compact } = ask;
+        return hooks.onPreCompact?.(compact, context);
+      }
+      case "subagentStart": {
+        const { point: _, ...start } = ask;
+        return hooks.onSubagentStart?.(start, context);
+      }
+      case "subagentStop": {
+        const { point: _, ...stop } = ask;
+        return hooks.onSubagentStop?.(stop, context);
       }
     }
   }
@@ -197,11 +277,11 @@ export class HookRunner {
     const field = `hooks.${HOOK_NAMES[point]}`;
     const allowed = VERDICTS[point];
     const invalid = (reason: string): InvalidOptionError => new InvalidOptionError({ subject: "hook verdict", field, reason });
-    if (typeof verdict !== "object" || Array.isArray(verdict)) throw invalid(`must return nothing or { ${allowed.join(" } or { ")} }`);
+    const expected = allowed.length === 0 ? "must return nothing (it observes)" : `must return nothing or { ${allowed.join(" } or { ")} }`;
+    if (typeof verdict !== "object" || Array.isArray(verdict)) throw invalid(expected);
     const keys = Object.keys(verdict).filter((key) => (verdict as Record<string, unknown>)[key] !== undefined);
     if (keys.length === 0) return {};
-    if (keys.length > 1 || !allowed.includes(keys[0] as keyof HookAnswer))
-      throw invalid(`must return nothing or { ${allowed.join(" } or { ")} }, not { ${keys.join(", ")} }`);
+    if (keys.length > 1 || !allowed.includes(keys[0] as keyof HookAnswer)) throw invalid(`${expected}, not { ${keys.join(", ")} }`);
     const key = keys[0] as keyof HookAnswer;
     const value = (verdict as Record<string, unknown>)[key];
     if (key === "updatedInput") {

@@ -2,6 +2,7 @@ import { isAbsolute } from "node:path";
 import { InvalidOptionError, optionChecks as is, type OptionCheck, type OptionShape } from "@adaptor/errors";
 import { PEER_OPTIONS } from "@adaptor/driver";
 import { PEER_BUDGET_HINTS, PEER_HOOK_HINTS } from "./peer-names.js";
+import { matcherProblem } from "../hooks/tool-matcher.js";
 
 /** Accepts any value: the option is checked later by its own step, with its own typed error. */
 const checkedLater: OptionCheck = () => undefined;
@@ -25,6 +26,19 @@ const subagent: OptionCheck = (value, field, subject) => {
     if ((value as Record<string, unknown>)[key] === undefined)
       throw new InvalidOptionError({ subject, field: `${field}.${key}`, reason: "is required" });
   }
+};
+
+/** A tool hook: a function, or `{ matcher, hook }` with a valid matcher and a function. */
+const toolHook: OptionCheck = (value, field, subject) => {
+  if (typeof value === "function") return;
+  if (typeof value !== "object" || value === null || Array.isArray(value))
+    throw new InvalidOptionError({ subject, field, reason: "must be a function or { matcher, hook }" });
+  is.shape({ matcher: is.string(), hook: is.func() })(value, field, subject);
+  const { matcher, hook } = value as { matcher?: string; hook?: unknown };
+  if (hook === undefined) throw new InvalidOptionError({ subject, field: `${field}.hook`, reason: "is required" });
+  if (matcher === undefined) throw new InvalidOptionError({ subject, field: `${field}.matcher`, reason: "is required" });
+  const problem = matcherProblem(matcher);
+  if (problem !== undefined) throw new InvalidOptionError({ subject, field: `${field}.matcher`, reason: problem });
 };
 
 /** A non-empty absolute path. */
@@ -80,7 +94,21 @@ const SHARED: OptionShape = {
     },
     PEER_BUDGET_HINTS,
   ),
-  hooks: is.shape({ beforeToolCall: is.func(), afterToolCall: is.func(), onPromptSubmit: is.func(), onStop: is.func() }, PEER_HOOK_HINTS),
+  hooks: is.shape(
+    {
+      beforeToolCall: toolHook,
+      afterToolCall: toolHook,
+      onPromptSubmit: is.func(),
+      onStop: is.func(),
+      onSessionStart: is.func(),
+      onSessionEnd: is.func(),
+      onNotification: is.func(),
+      onPreCompact: is.func(),
+      onSubagentStart: is.func(),
+      onSubagentStop: is.func(),
+    },
+    PEER_HOOK_HINTS,
+  ),
   // Each entry is checked when skills resolve (ErrSkillKeyMissing, ErrSkillSourceMissing, ...).
   skills: is.arrayOf(checkedLater, "an array of skills (skillDir, skillInline, skillArchive, skillKey)"),
   skillProvider: is.object("a SkillProvider", ["getSkills"]),

@@ -1,7 +1,7 @@
-import { FeatureUnsupportedError, type SubagentDefinition, type SystemPrompt } from "@adaptor/driver";
+import { FeatureUnsupportedError, type HookPoint, type SubagentDefinition, type SystemPrompt } from "@adaptor/driver";
 import type { Preparation } from "./preparation.js";
 import { readImages } from "../prompt/read-images.js";
-import { hookName, hookPoints } from "../hooks/hook-runner.js";
+import { hookName, hookPoints, OBSERVABLE_HOOK_POINTS, toolHookMatchers } from "../hooks/hook-runner.js";
 
 /**
  * Pre-invocation step: hands the run's `systemPrompt` option to the driver as
@@ -131,8 +131,10 @@ export async function prepareImages(prep: Preparation): Promise<void> {
  * the option.
  * @throws FeatureUnsupportedError (feature `hooks.beforeToolCall`) when the agent cannot wait for a
  * `beforeToolCall` hook (a hook that only observed a call after the fact could not deny or edit it),
- * or feature `hooks.<name>` for a hook at a point the descriptor lists in `refusedHooks`; the driver
- * is never started.
+ * feature `hooks.<name>` for a hook of the agent's life (`onSessionStart` to `onSubagentStop`) the
+ * agent does not call, or for a hook at a point the descriptor lists in `refusedHooks`; the driver
+ * is never started. A tool hook's matcher goes to a driver that hands it to its agent
+ * (`DriverCapabilities.hookMatchers`).
  */
 export function prepareHooks(prep: Preparation): void {
   const hooks = prep.options.hooks;
@@ -142,6 +144,9 @@ export function prepareHooks(prep: Preparation): void {
   const points = hookPoints(hooks);
   if (points.includes("beforeToolCall") && !carried.includes("beforeToolCall"))
     throw new FeatureUnsupportedError(type, "hooks.beforeToolCall", "its agent does not wait for the host before a tool call runs");
+  const uncalled = points.find((point) => !carried.includes(point) && !OBSERVABLE_HOOK_POINTS.includes(point));
+  if (uncalled !== undefined)
+    throw new FeatureUnsupportedError(type, `hooks.${hookName(uncalled)}`, "its agent does not call the host at this point of its life");
   const refused = points.find((point) => !carried.includes(point) && capabilities.refusedHooks?.includes(point));
   if (refused !== undefined)
     throw new FeatureUnsupportedError(
@@ -150,5 +155,11 @@ export function prepareHooks(prep: Preparation): void {
       "its agent does not wait for this hook, and observed after the work it ran its verdict could not be carried",
     );
   const native = points.filter((point) => carried.includes(point));
-  if (native.length > 0) prep.request = { ...prep.request, hooks: native };
+  if (native.length === 0) return;
+  const matchers = Object.entries(toolHookMatchers(hooks)).filter(([point]) => native.includes(point as HookPoint));
+  prep.request = {
+    ...prep.request,
+    hooks: native,
+    ...(capabilities.hookMatchers === true && matchers.length > 0 ? { hookMatchers: Object.fromEntries(matchers) } : {}),
+  };
 }

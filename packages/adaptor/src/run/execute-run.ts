@@ -192,6 +192,7 @@ export async function executeRun(setup: RunSetup): Promise<Result> {
       ? new HookRunner({
           hooks: options.hooks,
           native: prep.request.hooks ?? [],
+          matchersApplied: prep.request.hookMatchers !== undefined,
           runId,
           driver: driver.descriptor.type,
           hostTools: setup.tools?.tools.map((tool) => tool.name) ?? [],

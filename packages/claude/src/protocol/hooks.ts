@@ -1,4 +1,4 @@
-import type { HookAnswer, HookAsk, HookPoint } from "@adaptor/driver";
+import type { HookAnswer, HookAsk, HookPoint, ToolHookPoint } from "@adaptor/driver";
 
 // The host's hooks over the control protocol: registered by name in the `initialize` control
 // request, called by the CLI with `hook_callback` control requests, answered with the hook's JSON
@@ -10,18 +10,31 @@ const EVENTS: Readonly<Record<HookPoint, readonly string[]>> = {
   afterToolCall: ["PostToolUse", "PostToolUseFailure"],
   promptSubmit: ["UserPromptSubmit"],
   stop: ["Stop"],
+  sessionStart: ["SessionStart"],
+  sessionEnd: ["SessionEnd"],
+  notification: ["Notification"],
+  preCompact: ["PreCompact"],
+  subagentStart: ["SubagentStart"],
+  subagentStop: ["SubagentStop"],
 };
 
 /** The callback id of the host hook registered for `event`. */
 const callbackId = (event: string): string => `adaptor_hook_${event}`;
 
-/** The `hooks` of an `initialize` request: one matcher per CLI event of `points`, for every tool. */
-export function hookRegistrations(points: readonly HookPoint[]): Record<string, { matcher?: string; hookCallbackIds: string[] }[]> {
+/**
+ * The `hooks` of an `initialize` request: one matcher per CLI event of `points`; a tool event's
+ * for the tools its `matchers` entry names (the CLI applies it to its own tool names), else for
+ * every tool (`*`).
+ */
+export function hookRegistrations(
+  points: readonly HookPoint[],
+  matchers: Readonly<Partial<Record<ToolHookPoint, string>>> = {},
+): Record<string, { matcher?: string; hookCallbackIds: string[] }[]> {
   const hooks: Record<string, { matcher?: string; hookCallbackIds: string[] }[]> = {};
   for (const point of points) {
     for (const event of EVENTS[point]) {
       const toolEvent = point === "beforeToolCall" || point === "afterToolCall";
-      hooks[event] = [{ ...(toolEvent ? { matcher: "*" } : {}), hookCallbackIds: [callbackId(event)] }];
+      hooks[event] = [{ ...(toolEvent ? { matcher: matchers[point] ?? "*" } : {}), hookCallbackIds: [callbackId(event)] }];
     }
   }
   return hooks;
@@ -38,6 +51,24 @@ interface HookCallbackInput {
   readonly prompt?: unknown;
   readonly last_assistant_message?: unknown;
   readonly stop_hook_active?: unknown;
+  readonly source?: unknown;
+  readonly model?: unknown;
+  readonly reason?: unknown;
+  readonly message?: unknown;
+  readonly title?: unknown;
+  readonly notification_type?: unknown;
+  readonly trigger?: unknown;
+  readonly custom_instructions?: unknown;
+  readonly agent_id?: unknown;
+  readonly agent_type?: unknown;
+}
+
+/** `value` when it is a non-empty string, else undefined. */
+const text = (value: unknown): string | undefined => (typeof value === "string" && value !== "" ? value : undefined);
+
+/** The session start's source as the CLI names it; `startup` for one it names otherwise. */
+function sessionSource(value: unknown): "startup" | "resume" | "clear" | "compact" {
+  return value === "resume" || value === "clear" || value === "compact" ? value : "startup";
 }
 
 /** A host hook the CLI calls, read from a `hook_callback` control request; undefined for any other callback. */
@@ -68,6 +99,44 @@ export function readHookCallback(callbackIdValue: unknown, input: unknown): { ev
           ...(fields.stop_hook_active === true ? { continued: true } : {}),
         },
       };
+    case "SessionStart": {
+      const model = text(fields.model);
+      return { event, ask: { point: "sessionStart", source: sessionSource(fields.source), ...(model ? { model } : {}) } };
+    }
+    case "SessionEnd":
+      return { event, ask: { point: "sessionEnd", reason: text(fields.reason) ?? "other" } };
+    case "Notification": {
+      const title = text(fields.title);
+      return {
+        event,
+        ask: {
+          point: "notification",
+          message: text(fields.message) ?? "",
+          ...(title ? { title } : {}),
+          kind: text(fields.notification_type) ?? "",
+        },
+      };
+    }
+    case "PreCompact": {
+      const instructions = text(fields.custom_instructions);
+      return {
+        event,
+        ask: { point: "preCompact", trigger: fields.trigger === "auto" ? "auto" : "manual", ...(instructions ? { instructions } : {}) },
+      };
+    }
+    case "SubagentStart":
+      return { event, ask: { point: "subagentStart", agentId: text(fields.agent_id) ?? "", agentType: text(fields.agent_type) ?? "" } };
+    case "SubagentStop":
+      return {
+        event,
+        ask: {
+          point: "subagentStop",
+          agentId: text(fields.agent_id) ?? "",
+          agentType: text(fields.agent_type) ?? "",
+          ...(typeof fields.last_assistant_message === "string" ? { text: fields.last_assistant_message } : {}),
+          ...(fields.stop_hook_active === true ? { continued: true } : {}),
+        },
+      };
     default:
       return undefined;
   }
@@ -76,8 +145,9 @@ export function readHookCallback(callbackIdValue: unknown, input: unknown): { ev
 /**
  * The hook's JSON output for `event`: a `PreToolUse` deny (`permissionDecision: "deny"`, the reason
  * the model reads) or an `updatedInput` without a decision (the CLI's permission rules and the
- * host's approvals still apply to the edited call); `additionalContext` after a tool call or with a
- * prompt; a `Stop` block with the reason the agent goes on with. An empty answer is an empty output.
+ * host's approvals still apply to the edited call); `additionalContext` after a tool call, with a
+ * prompt, at a session's or a subagent's start; a `Stop` or `SubagentStop` block with the reason
+ * the agent (or subagent) goes on with. An empty answer is an empty output.
  */
 export function hookOutput(event: string, answer: HookAnswer): Record<string, unknown> {
   switch (event) {
@@ -88,10 +158,13 @@ export function hookOutput(event: string, answer: HookAnswer): Record<string, un
     case "PostToolUse":
     case "PostToolUseFailure":
     case "UserPromptSubmit":
+    case "SessionStart":
+    case "SubagentStart":
       return answer.additionalContext !== undefined
         ? { hookSpecificOutput: { hookEventName: event, additionalContext: answer.additionalContext } }
         : {};
     case "Stop":
+    case "SubagentStop":
       return answer.continueWith !== undefined ? { decision: "block", reason: answer.continueWith } : {};
     default:
       return {};

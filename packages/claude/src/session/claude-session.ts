@@ -1,5 +1,15 @@
 import { randomUUID } from "node:crypto";
-import type { ApprovalDecision, DriverEvent, DriverSink, HookAnswer, HookAsk, HookPoint, PromptImage, Usage } from "@adaptor/driver";
+import type {
+  ApprovalDecision,
+  DriverEvent,
+  DriverSink,
+  HookAnswer,
+  HookAsk,
+  HookPoint,
+  PromptImage,
+  ToolHookPoint,
+  Usage,
+} from "@adaptor/driver";
 import { DriverError, ErrCode } from "@adaptor/errors";
 import {
   BACKGROUND_ENDED_MESSAGE,
@@ -176,6 +186,7 @@ export class ClaudeSession implements PooledProcess {
    * @param askForEveryTool - register the `PreToolUse` hook that makes the CLI ask the host for
    * every tool call (written before the first prompt, so it covers every turn of the process).
    * @param hooks - the hook points whose CLI hooks call the host's (`DriverSink.hook`), registered the same way.
+   * @param hookMatchers - the tools a tool hook of `hooks` is for (the CLI's matcher); absent: every tool.
    */
   constructor(
     proc: CliProcess,
@@ -185,6 +196,7 @@ export class ClaudeSession implements PooledProcess {
     freshSession: boolean,
     askForEveryTool = false,
     hooks: readonly HookPoint[] = [],
+    hookMatchers: Readonly<Partial<Record<ToolHookPoint, string>>> = {},
   ) {
     this.proc = proc;
     this.#launch = launch;
@@ -199,6 +211,7 @@ export class ClaudeSession implements PooledProcess {
     this.#askHook = askForEveryTool || launch.guardAllowRules === true;
     this.#askReadTools = askForEveryTool;
     this.#hooks = hooks;
+    this.#hookMatchers = hookMatchers;
   }
 
   /** Where the process runs: its working directory and environment (which hold its CLI home). */
@@ -208,6 +221,8 @@ export class ClaudeSession implements PooledProcess {
 
   /** The hook points registered with the process's `initialize` request. */
   readonly #hooks: readonly HookPoint[];
+  /** The matchers of the tool hooks of {@link #hooks}. */
+  readonly #hookMatchers: Readonly<Partial<Record<ToolHookPoint, string>>>;
 
   /** Register the every-tool `PreToolUse` hook with the process's `initialize` request (`askForEveryTool`, or an ask / auto_deny run). */
   readonly #askHook: boolean;
@@ -247,7 +262,7 @@ export class ClaudeSession implements PooledProcess {
 
   #initializeRequest(requestId: string): Record<string, unknown> {
     this.#initializeSent = true;
-    return initializeRequest(requestId, this.#askHook, hookRegistrations(this.#hooks));
+    return initializeRequest(requestId, this.#askHook, hookRegistrations(this.#hooks, this.#hookMatchers));
   }
 
   /** OS process id of the CLI. */

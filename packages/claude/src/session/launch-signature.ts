@@ -20,6 +20,7 @@ export function claudeLaunchSignature(config: ClaudeConfig, request: DriverReque
       budget: request.budget && { maxTurns: request.budget.maxTurns, maxCostUsd: request.budget.maxCostUsd },
       // Hooks are registered by the process's initialize request.
       hooks: request.hooks?.length ? [...request.hooks].sort() : undefined,
+      hookMatchers: request.hookMatchers,
       // Permission rules and extra directories are launch flags and settings.
       toolRules: request.toolRules,
       additionalDirectories: request.additionalDirectories,

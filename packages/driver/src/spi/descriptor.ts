@@ -121,16 +121,25 @@ export interface DriverCapabilities {
    * The hook points (see `HookPoint`) at which the driver makes its CLI wait for the host's hook
    * (`DriverSink.hook`) and carries its answer: `beforeToolCall` can deny or edit the call,
    * `afterToolCall` and `promptSubmit` can add context for the model, `stop` can make the agent go
-   * on. At a point not listed the SDK only observes the run's events (after a tool result, at the
-   * prompt, at the end of the turn), and a `beforeToolCall` hook is refused before launch
-   * (`FeatureUnsupportedError`). Absent: none.
+   * on, `sessionStart` and `subagentStart` can add context, `subagentStop` can make the subagent
+   * go on; `sessionEnd`, `notification` and `preCompact` observe. At `afterToolCall`,
+   * `promptSubmit` and `stop` when not listed the SDK only observes the run's events (after a
+   * tool result, at the prompt, at the end of the turn); a hook at any other point not listed is
+   * refused before launch (`FeatureUnsupportedError`, feature `hooks.<name>`). Absent: none.
    */
   readonly hooks?: readonly HookPoint[];
+  /**
+   * True when the driver hands its CLI a tool hook's matcher (`DriverRequest.hookMatchers`), so
+   * the CLI stops only for the calls the hook is for. Absent or false: the SDK filters the calls
+   * itself before calling the hook.
+   */
+  readonly hookMatchers?: boolean;
   /**
    * Hook points, not in `hooks`, that the SDK refuses before launch (`FeatureUnsupportedError`,
    * feature `hooks.<name>`, e.g. `hooks.onStop`) instead of observing them: the SDK could only call
    * them after the work their verdict would steer, so a verdict would end a run whose work already
-   * ran. Absent: none (`beforeToolCall` is refused wherever `hooks` lacks it).
+   * ran. Absent: none (`beforeToolCall` and the agent's life events, `sessionStart` to
+   * `subagentStop`, are refused wherever `hooks` lacks them).
    */
   readonly refusedHooks?: readonly HookPoint[];
   /** Streaming detail the driver emits. */

@@ -1,6 +1,6 @@
 import type { McpServerConfig, SkillBundle } from "./mcp-server.js";
 import type { RunPolicy } from "./policy.js";
-import type { HookPoint } from "./hooks.js";
+import type { HookPoint, ToolHookPoint } from "./hooks.js";
 
 /** A system prompt for one run; see {@link DriverRequest.systemPrompt}. */
 export interface SystemPrompt {
@@ -143,6 +143,13 @@ export interface DriverRequest {
    * A spawn input (a CLI registers its hooks when it starts).
    */
   readonly hooks?: readonly HookPoint[];
+  /**
+   * The tool names a tool hook in {@link hooks} is for, as the host's `matcher` gives them (a
+   * name, names joined by `|`, or a regular expression, matched against the tool's name as the
+   * CLI knows it); a point absent here is for every tool. Sent only to a driver whose descriptor
+   * declares `hookMatchers`: its CLI then calls the hook for the matching calls only. A spawn input.
+   */
+  readonly hookMatchers?: Readonly<Partial<Record<ToolHookPoint, string>>>;
   /** Host metadata, passed through for logging. */
   readonly metadata?: Readonly<Record<string, unknown>>;
   /**
@@ -172,6 +179,7 @@ export type PrewarmRequest = Pick<
   | "systemPrompt"
   | "agents"
   | "hooks"
+  | "hookMatchers"
   | "toolRules"
   | "additionalDirectories"
   | "effort"
