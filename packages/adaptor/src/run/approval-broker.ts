@@ -121,7 +121,7 @@ export class ApprovalBroker {
     if (stored) return this.#replayed(ask, stored);
     const { settings } = this.#init;
     const mode = this.#modes[ask.kind];
-    if (mode === "auto_approve" && ask.kind !== "question") return this.#auto(ask, { outcome: "approve" });
+    if (mode === "auto_approve" && ask.kind !== "question" && ask.kind !== "elicitation") return this.#auto(ask, { outcome: "approve" });
     if (mode === "auto_deny") {
       const decision = this.#auto(ask, { outcome: "deny", reason: "denied by policy" });
       if (settings.onReject === "abort") this.#fail("approval_denied", `${ask.title}: denied by policy`, ask, 1);
