@@ -29,18 +29,22 @@ afterEach(async () => {
 async function elicitRun(tool: "elicit" | "elicit_url", policy: Policy, decide: (request: ApprovalRequest) => void) {
   const asked: ApprovalRequest[] = [];
   const thrown: unknown[] = [];
-  h = await harness(callThenReport("ELICIT", `mcp__fixture__${tool}`, {}), {}, {
-    onApproval: (request) => {
-      if (request.kind !== "elicitation") return request.approve();
-      asked.push(request);
-      try {
-        decide(request);
-      } catch (error) {
-        thrown.push(error);
-        request.deny("the host gave up"); // declines
-      }
+  h = await harness(
+    callThenReport("ELICIT", `mcp__fixture__${tool}`, {}),
+    {},
+    {
+      onApproval: (request) => {
+        if (request.kind !== "elicitation") return request.approve();
+        asked.push(request);
+        try {
+          decide(request);
+        } catch (error) {
+          thrown.push(error);
+          request.deny("the host gave up"); // declines
+        }
+      },
     },
-  });
+  );
   const log = join(work, "fixture.jsonl");
   const fixture = mcpFixtureCommand({ logFile: log });
   const result = await h.agent.run("ELICIT please", {
@@ -71,7 +75,11 @@ describe("claude: an MCP server's elicitation reaches the host", () => {
       server: "fixture",
       message: "Who are you?",
       mode: "form",
-      requestedSchema: { type: "object", required: ["name"], properties: { name: { type: "string" }, age: { type: "integer", minimum: 0 } } },
+      requestedSchema: {
+        type: "object",
+        required: ["name"],
+        properties: { name: { type: "string" }, age: { type: "integer", minimum: 0 } },
+      },
     });
     expect(run.elicited).toMatchObject([{ tool: "elicit", action: "accept", content: { name: "Ada", age: 36 } }]);
     expect(run.modelRead).toContain('elicit: accept {"name":"Ada","age":36}');

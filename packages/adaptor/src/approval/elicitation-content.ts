@@ -16,7 +16,8 @@ export function elicitationFactsOf(details: unknown): ElicitationFacts {
   const schema = record["requestedSchema"];
   return {
     mode: record["mode"] === "url" ? "url" : "form",
-    requestedSchema: typeof schema === "object" && schema !== null && !Array.isArray(schema) ? (schema as Record<string, unknown>) : undefined,
+    requestedSchema:
+      typeof schema === "object" && schema !== null && !Array.isArray(schema) ? (schema as Record<string, unknown>) : undefined,
   };
 }
 

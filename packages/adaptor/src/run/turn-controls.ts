@@ -185,7 +185,8 @@ export class TurnControls {
     for (const [kind, mode] of Object.entries(modes) as [ApprovalKind, ApprovalMode | undefined][]) {
       if (!KINDS.includes(kind)) throw new TypeError(`setApprovalMode: unknown approval kind ${JSON.stringify(kind)}`);
       if (mode === undefined) continue;
-      if (mode !== "inherit" && !approvalModes(capabilities, kind).includes(mode)) throw new HumanDecisionModeUnsupportedError(type, kind, mode);
+      if (mode !== "inherit" && !approvalModes(capabilities, kind).includes(mode))
+        throw new HumanDecisionModeUnsupportedError(type, kind, mode);
       resolved[kind] = mode === "inherit" ? defaults[kind] : mode;
     }
     if (this.#ended) return false;

@@ -898,7 +898,8 @@ export class AppServerSession implements PooledProcess {
    */
   async #tellDenyReason(message: JsonRpcServerRequest, ask: ApprovalAsk, reason: string, sink: DriverSink): Promise<void> {
     const threadId = this.threadId;
-    const relayed = V2_APPROVAL_METHODS.includes(message.method) || message.method === MCP_ELICITATION_METHOD || message.method === USER_INPUT_METHOD;
+    const relayed =
+      V2_APPROVAL_METHODS.includes(message.method) || message.method === MCP_ELICITATION_METHOD || message.method === USER_INPUT_METHOD;
     if (!relayed || !threadId) return;
     const text = `The host denied ${ask.title}: ${reason}`;
     const params: ThreadInjectItemsParams = {

@@ -113,7 +113,9 @@ function serverElicitation(params: Extract<ServerRequest, { method: typeof MCP_E
   return {
     ...common,
     mode: "form",
-    ...(typeof schema === "object" && schema !== null && !Array.isArray(schema) ? { requestedSchema: schema as Record<string, unknown> } : {}),
+    ...(typeof schema === "object" && schema !== null && !Array.isArray(schema)
+      ? { requestedSchema: schema as Record<string, unknown> }
+      : {}),
   };
 }
 

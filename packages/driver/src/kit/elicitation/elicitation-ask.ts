@@ -26,7 +26,11 @@ export interface ElicitationResult {
 
 /** The named answers of every elicitation: `answer()` passes the key through as the action. */
 export const ELICITATION_CHOICES: NonNullable<ApprovalAsk["choices"]> = Object.freeze([
-  Object.freeze({ key: "accept", label: "Accept", description: "submit the form as given (approve({ updatedInput }) gives its content), or confirm the URL was opened" }),
+  Object.freeze({
+    key: "accept",
+    label: "Accept",
+    description: "submit the form as given (approve({ updatedInput }) gives its content), or confirm the URL was opened",
+  }),
   Object.freeze({ key: "decline", label: "Decline", description: "refuse what the server asks (the same as deny)" }),
   Object.freeze({ key: "cancel", label: "Cancel", description: "dismiss the request without a choice" }),
 ]);
