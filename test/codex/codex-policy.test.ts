@@ -116,7 +116,7 @@ describe("codex run policy on the real binary", () => {
     expect(isError(browser.error, ErrPolicyCapabilityUnsupported)).toBe(true);
     const timeout = await runDriver(h.driver, { prompt: "x", policy: { activeExecutionTimeoutMs: 1000 } });
     expect(isError(timeout.error, ErrPolicyCapabilityUnsupported)).toBe(true);
-    const question = await runDriver(h.driver, { prompt: "x", policy: { approvals: { question: "ask" } } });
+    const question = await runDriver(h.driver, { prompt: "x", policy: { approvals: { plan_review: "ask" } } });
     expect(isError(question.error, ErrHumanDecisionModeUnsupported)).toBe(true);
     expect([...browser.recording.events, ...timeout.recording.events, ...question.recording.events]).toEqual([]);
     expect(h.server.responses()).toHaveLength(0);

@@ -23,6 +23,7 @@ export function scriptedDriver(
           permission: ["inherit", "ask", "auto_approve", "auto_deny"],
           plan_review: ["inherit", "ask", "auto_approve", "auto_deny"],
           question: ["inherit", "ask", "auto_deny"],
+          elicitation: ["inherit", "ask", "auto_deny"],
         },
         streaming: { textDeltas: true, thinking: false, toolCallArgs: false },
       },

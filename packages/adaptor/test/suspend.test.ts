@@ -481,6 +481,17 @@ describe("suspended turns", () => {
     await expect(agent.thread("u1").pendingApprovals()).rejects.toBeInstanceOf(SuspendUnsupportedError);
   });
 
+  it("a turn with approvals.elicitation ask refuses suspension with SuspendUnsupportedError (reason elicitation) before the driver starts", async () => {
+    const { driver } = toolDriver([WRITE]);
+    await using agent = new Agent(driver, { threadStore: new MemoryThreadStore() });
+    const error = await agent
+      .thread("e1")
+      .run("go", { suspend: {}, policy: { approvals: { elicitation: "ask" } } })
+      .catch((e: unknown) => e);
+    expect(findError(error, SuspendUnsupportedError)?.reason).toBe("elicitation");
+    expect(driver.requests).toHaveLength(0);
+  });
+
   it("suspend outside a thread, or with a bad value, is an InvalidOptionError before anything starts", async () => {
     const { driver } = toolDriver([WRITE]);
     await using agent = new Agent(driver, { threadStore: new MemoryThreadStore() });

@@ -224,7 +224,7 @@ describe("stream turn controls", () => {
     const named = await stream.setApprovalMode("acceptEdits" as never).catch((e: unknown) => e);
     expect(named).toBeInstanceOf(TypeError);
     expect((named as Error).message).toContain(
-      'modes must be an object of approval kinds (permission, plan_review, question) to modes, e.g. { permission: "auto_approve" }, got string',
+      'modes must be an object of approval kinds (permission, plan_review, question, elicitation) to modes, e.g. { permission: "auto_approve" }, got string',
     );
     expect((named as Error).message).toContain('"acceptEdits"');
     await expect(stream.setApprovalMode(null as never)).rejects.toThrow("got null");

@@ -58,6 +58,7 @@ export const CLAUDE_DESCRIPTOR: DriverDescriptor = deepFreeze<DriverDescriptor>(
       permission: ["inherit", "ask", "auto_approve", "auto_deny"],
       plan_review: ["inherit", "ask", "auto_approve", "auto_deny"],
       question: ["inherit", "ask", "auto_deny"],
+      elicitation: ["inherit", "ask", "auto_deny"],
     },
     // What claude 2.1.332 runs without asking under `ask` (test/claude/unasked-tools.test.ts):
     // Read, ToolSearch and the session's task list; Glob and Grep are read-only where offered.

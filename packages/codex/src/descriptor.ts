@@ -27,7 +27,14 @@ export const CODEX_DESCRIPTOR: DriverDescriptor = deepFreeze<DriverDescriptor>({
       browser: [],
       activeExecutionTimeout: false,
     },
-    approvals: { permission: ["inherit", "ask", "auto_approve", "auto_deny"], plan_review: ["inherit"], question: ["inherit"] },
+    // question: the model's request_user_input (test/codex/elicitation.test.ts); elicitation: an MCP
+    // server's own mcpServer/elicitation/request (same file).
+    approvals: {
+      permission: ["inherit", "ask", "auto_approve", "auto_deny"],
+      plan_review: ["inherit"],
+      question: ["inherit", "ask", "auto_deny"],
+      elicitation: ["inherit", "ask", "auto_deny"],
+    },
     systemPrompt: ["replace", "append"],
     effort: ["minimal", "low", "medium", "high", "xhigh"],
     // Images as data URLs in turn/start (app-server) or --image files (exec).

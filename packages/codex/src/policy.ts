@@ -1,5 +1,6 @@
 import {
   assertPolicySupported,
+  HumanDecisionModeUnsupportedError,
   PolicyCapabilityUnsupportedError,
   type DriverDescriptor,
   type McpServerConfig,
@@ -11,6 +12,13 @@ import { reportEnforcement } from "@adaptor/driver/kit";
 import { configKeySetBy } from "./config-key.js";
 import type { AskForApproval } from "./protocol/generated/v2/AskForApproval.js";
 import type { SandboxPolicy } from "./protocol/generated/v2/SandboxPolicy.js";
+
+/**
+ * Why codex cannot relay an MCP server's elicitation under approval policy `never`: codex 0.171.0
+ * declines it itself and never sends `mcpServer/elicitation/request`.
+ */
+export const ELICITATION_UNDER_NEVER =
+  'under approval_policy = "never" codex declines an MCP server\'s elicitation itself and never relays it to the host';
 
 /** codex's sandbox names (`thread/start` `sandbox`, `codex exec -s`). */
 export type CodexSandbox = "read-only" | "workspace-write" | "danger-full-access";
@@ -189,6 +197,11 @@ export function planPolicy(
       : permission === "auto_approve" || (permission === undefined && confined)
         ? "never"
         : undefined;
+  if (approvalPolicy === "never" && policy.approvals?.elicitation === "ask") {
+    const error = new HumanDecisionModeUnsupportedError(descriptor.type, "elicitation", "ask");
+    error.message = `${descriptor.type}: approvals.elicitation "ask" cannot be honoured under permission ${JSON.stringify(permission ?? "unset")}${confined ? ` with sandbox ${JSON.stringify(policy.sandbox)}` : ""}: ${ELICITATION_UNDER_NEVER} (set permission "ask" or "auto_deny")`;
+    throw error;
+  }
   return {
     ...(policy.sandbox
       ? { sandbox: SANDBOXES[policy.sandbox] }
@@ -291,7 +304,7 @@ export function codexEnforcement(
   transport: "exec" | "app-server",
 ): PolicyEnforcement[] {
   const exec = transport === "exec";
-  return reportEnforcement(policy, (field) => {
+  return reportEnforcement(policy, (field, value) => {
     if (field === "sandbox" && plan.sandboxBestEffort)
       return {
         notEnforced: `sandbox ${String(plan.sandbox)} set, not enforced (best effort accepted): ${plan.sandboxBestEffort}`,
@@ -307,6 +320,22 @@ export function codexEnforcement(
         ? { mechanisms: ["cli_flag"], detail: `-s ${String(plan.sandbox)}${roots}` }
         : { mechanisms: ["cli_config"], detail: `thread/start sandbox ${String(plan.sandbox)}${roots}` };
     }
+    if (field === "approvals.elicitation")
+      return plan.approvalPolicy === "never"
+        ? { mechanisms: [exec ? "cli_flag" : "cli_config"], detail: ELICITATION_UNDER_NEVER }
+        : { mechanisms: ["approval"], detail: "codex relays an MCP server's elicitation (mcpServer/elicitation/request); the SDK answers" };
+    if (field === "approvals.question" && value === "ask")
+      return {
+        mechanisms: ["cli_config", "approval"],
+        detail:
+          "features.default_mode_request_user_input = true in the thread's config: the model may call request_user_input, which codex sends as item/tool/requestUserInput; the SDK answers each question",
+      };
+    if (field === "approvals.question")
+      return {
+        mechanisms: ["cli_config", "approval"],
+        detail:
+          "features.default_mode_request_user_input stays off: codex answers the model's request_user_input itself (unavailable in the default mode); one that reaches the driver is denied by the SDK",
+      };
     if (field === "webSearch")
       return {
         mechanisms: [exec ? "cli_flag" : "cli_config"],

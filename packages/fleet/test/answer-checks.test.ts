@@ -59,6 +59,25 @@ onFakeCliFleet("fleet answer checks", ({ host: fleetOf }) => {
       expect((await handle.result()).text).toBe("after the approval");
     });
 
+    it("an MCP elicitation answered from another host: content off its schema is refused as approve() refuses it (nothing recorded), valid content reaches the CLI", async () => {
+      const schema = freshSchema("answer");
+      const front = await fleetOf(schema);
+      const back = await fleetOf(schema);
+      await back.worker(new Agent(fakeCodex("unused")));
+      const handle = await front.submit("who am I", {
+        runOptions: { ...fakeRun(fakeCodexSteps("after the form", { elicit: true })), policy: { approvals: { elicitation: "ask" } } },
+      });
+      const id = await askedId(handle);
+      expect((await front.approval(id))?.request).toMatchObject({ kind: "elicitation", details: { server: "crm", mode: "form" } });
+      const error = await front.answer(id, { outcome: "approve", updatedInput: { name: 7 } }).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(InvalidOptionError);
+      expect(error).toMatchObject({ field: "updatedInput", subject: "fleet answer" });
+      expect((await front.approval(id))?.status).toBe("pending");
+      await front.answer(id, { outcome: "approve", updatedInput: { name: "Ada" } });
+      expect((await handle.result()).text).toBe("after the form");
+      expect((await echoedAnswers(handle))[0]).toContain('"action":"accept","content":{"name":"Ada"}');
+    });
+
     it("answer() with one of the request's choices (the codex ask's decisions) is recorded and reaches the CLI as that decision", async () => {
       const { front, handle, id } = await askingRun(fleetOf, "after the answer");
       const request = (await front.approval(id))?.request as { choices?: { key: string }[] };

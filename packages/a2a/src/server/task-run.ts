@@ -331,6 +331,8 @@ export interface AskedApproval {
   readonly toolName?: string | undefined;
   readonly input?: unknown;
   readonly choices?: readonly unknown[] | undefined;
+  /** Protocol detail; shown for an `elicitation` (its server, message, mode, form schema or URL). */
+  readonly details?: Readonly<Record<string, unknown>> | undefined;
   readonly deadline?: Date | undefined;
   /** How many approvals wait. */
   readonly waiting: number;
@@ -363,6 +365,7 @@ export function approvalMessage(taskId: string, contextId: string, ask: AskedApp
     ...(ask.toolName !== undefined ? { toolName: ask.toolName } : {}),
     ...(ask.input !== undefined ? { input: ask.input } : {}),
     ...(ask.choices ? { choices: ask.choices } : {}),
+    ...(ask.kind === "elicitation" && ask.details ? { details: ask.details } : {}),
     ...(ask.deadline ? { deadline: ask.deadline.toISOString() } : {}),
     waiting: ask.waiting,
     ...(ask.suspended ? { suspended: true } : {}),
@@ -374,9 +377,11 @@ export function approvalMessage(taskId: string, contextId: string, ask: AskedApp
   const hint =
     ask.kind === "question"
       ? 'answer with { decision: "answer", choice }'
-      : ask.kind === "permission" && keys.length > 0
-        ? `answer with { decision: "approve" }, { decision: "deny", reason } or { decision: "answer", choice } (choice one of ${keys.join(", ")})`
-        : 'answer with { decision: "approve" } or { decision: "deny", reason }';
+      : ask.kind === "elicitation"
+        ? 'answer with { decision: "approve", updatedInput } (the form\'s content, checked against details.requestedSchema; none for a URL), { decision: "deny", reason } (decline) or { decision: "answer", choice: "cancel" }'
+        : ask.kind === "permission" && keys.length > 0
+          ? `answer with { decision: "approve" }, { decision: "deny", reason } or { decision: "answer", choice } (choice one of ${keys.join(", ")})`
+          : 'answer with { decision: "approve" } or { decision: "deny", reason }';
   const text = `${note ? `${note}. ` : ""}${ask.title} (${hint})`;
   return agentMessage(taskId, contextId, [textPart(text), dataPart({ approval })]);
 }

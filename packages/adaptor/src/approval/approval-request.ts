@@ -9,6 +9,7 @@ import {
 } from "../errors/sentinels.js";
 import type { ApprovalResponder } from "./approval-responder.js";
 import { rememberError, type ApprovalRule, type RememberRule } from "./approval-rule.js";
+import { elicitationContentError, elicitationFactsOf } from "./elicitation-content.js";
 
 /**
  * A choice offered by a `question` (one of its options), or one of the named answers a
@@ -78,15 +79,26 @@ export interface ApprovalRequestInit {
  * - `ErrApprovalEditUnsupported` for an edited input the driver cannot run (see
  *   {@link inputEditable}; the request was denied);
  * - `InvalidOptionError` (field `remember` or `remember.<field>`) for a rule to remember that is
- *   malformed, does not match this request, is given on a `question` or `plan_review`, with an
- *   `updatedInput`, or is an allow under a confining policy (the request stays pending).
+ *   malformed, does not match this request, is given on a `question`, `plan_review` or
+ *   `elicitation`, with an `updatedInput`, or is an allow under a confining policy (the request
+ *   stays pending);
+ * - `InvalidOptionError` (field `updatedInput`) for an `elicitation` accepted with form content that
+ *   does not match its requested schema, or with content on a URL elicitation (nothing is sent: the
+ *   request stays pending).
+ *
+ * An `elicitation` (an MCP server asking the user for input; `details`: `server`, `message`,
+ * `mode` `form` or `url`, `requestedSchema` for a form, `url` and `elicitationId` for a URL) is
+ * answered with `approve({ updatedInput: content })` (accept, the form's content checked against
+ * `details.requestedSchema` with ajv first), `approve()` (accept a URL once opened), `deny()`
+ * (decline) or `answer("cancel")` (cancel; `answer("accept")` and `answer("decline")` as approve
+ * and deny).
  */
 export class ApprovalRequest {
   /** UUID v7, new for every attempt. */
   readonly id: string;
   /** UUID v7 of the run that asks. */
   readonly runId: string;
-  /** What is asked: `permission`, `plan_review` or `question`. */
+  /** What is asked: `permission`, `plan_review`, `question` or `elicitation`. */
   readonly kind: ApprovalKind;
   /** One line for people, e.g. `"Bash: npm test"`. */
   readonly title: string;
@@ -106,8 +118,8 @@ export class ApprovalRequest {
    * For a `question`: its options (`answer()` takes one's `key`, or free text). For a `permission`:
    * the named answers the agent's protocol takes beyond approve and deny, e.g. Codex's `accept`,
    * `acceptForSession`, `decline`, `cancel` or an ACP agent's option ids; `answer()` takes exactly
-   * these keys. Undefined for a `permission` whose agent takes only approve or deny (Claude Code,
-   * Codex exec) and for a `plan_review`.
+   * these keys. For an `elicitation`: `accept`, `decline`, `cancel`. Undefined for a `permission`
+   * whose agent takes only approve or deny (Claude Code, Codex exec) and for a `plan_review`.
    */
   readonly choices: readonly ApprovalChoice[] | undefined;
   /** Protocol detail (Claude's `permission_suggestions`, `blocked_path`, a diff). */
@@ -251,7 +263,7 @@ export class ApprovalRequest {
 export interface ApprovalAskFacts {
   /** The approval's id, for messages. */
   readonly id: string;
-  /** `permission`, `plan_review` or `question`. */
+  /** `permission`, `plan_review`, `question` or `elicitation`. */
   readonly kind: string;
   /** The choices it lists (see {@link ApprovalRequest.choices}). */
   readonly choices?: readonly { readonly key: string }[] | undefined;
@@ -259,6 +271,8 @@ export interface ApprovalAskFacts {
   readonly toolName?: string | undefined;
   /** Whether an approve's edited input runs (see {@link ApprovalRequest.inputEditable}). */
   readonly inputEditable?: boolean | undefined;
+  /** Its protocol detail; for an `elicitation` the `mode` and `requestedSchema` an accept's content is checked against. */
+  readonly details?: Readonly<Record<string, unknown>> | undefined;
 }
 
 /**
@@ -279,6 +293,7 @@ export function askFactsOf(id: string, request: unknown): ApprovalAskFacts {
     choices,
     toolName: typeof json["toolName"] === "string" ? json["toolName"] : undefined,
     inputEditable: json["inputEditable"] === true,
+    ...(typeof json["details"] === "object" && json["details"] !== null ? { details: json["details"] as Record<string, unknown> } : {}),
   };
 }
 
@@ -295,7 +310,7 @@ export function decisionMismatch(ask: ApprovalAskFacts, decision: ApprovalDecisi
   if (decision.outcome === "deny") return undefined;
   if (decision.outcome === "approve") return kind === "question" ? mismatch(id, kind, "approve") : undefined;
   if (kind === "question") return undefined;
-  const keys = kind === "permission" ? (ask.choices ?? []).map((choice) => choice.key) : [];
+  const keys = kind === "permission" || kind === "elicitation" ? (ask.choices ?? []).map((choice) => choice.key) : [];
   if (keys.length === 0) return mismatch(id, kind, "answer");
   if (keys.includes(decision.choice)) return undefined;
   return new InvalidOptionError({
@@ -334,6 +349,13 @@ export function decisionRefusal(
 ): { readonly error: Error; readonly denies: boolean } | undefined {
   const mismatch = decisionMismatch(ask, decision, subject);
   if (mismatch) return { error: mismatch, denies: false };
+  if (ask.kind === "elicitation") {
+    const content = decision.outcome === "approve" && decision.updatedInput !== undefined ? decision.updatedInput : undefined;
+    const invalid =
+      (content !== undefined ? updatedInputError(content, subject) : undefined) ??
+      elicitationContentError(ask.id, elicitationFactsOf(ask.details), decision, subject);
+    return invalid ? { error: invalid, denies: false } : undefined;
+  }
   if (decision.outcome !== "approve" || decision.updatedInput === undefined) return undefined;
   const invalid = updatedInputError(decision.updatedInput, subject);
   if (invalid) return { error: invalid, denies: false };

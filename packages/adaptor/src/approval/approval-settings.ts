@@ -22,7 +22,12 @@ export function resolveApprovalSettings(policy: ApprovalPolicy = {}): ApprovalSe
   };
   const timeout = policy.timeoutMs ?? DEFAULT_APPROVAL_TIMEOUT_MS;
   return {
-    modes: { permission: mode("permission", "ask"), plan_review: mode("plan_review", "ask"), question: mode("question", "auto_deny") },
+    modes: {
+      permission: mode("permission", "ask"),
+      plan_review: mode("plan_review", "ask"),
+      question: mode("question", "auto_deny"),
+      elicitation: mode("elicitation", "auto_deny"),
+    },
     // Negative or Infinity: no deadline (finite values beyond Node's timer range are refused by the policy check).
     timeoutMs: timeout < 0 || timeout > 2 ** 31 - 1 ? undefined : timeout,
     onTimeout: policy.onTimeout ?? "abort",

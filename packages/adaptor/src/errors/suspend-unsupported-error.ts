@@ -12,11 +12,12 @@ export class SuspendUnsupportedError extends AdaptorError {
   static override readonly sentinel = ErrSuspendUnsupported;
   /**
    * Why, for people: `"store"` (no capability), `"fork"` (a fork's first turn), `"adopt"` (a turn
-   * run with `adoptSession`) or `"images"` (a prompt with images).
+   * run with `adoptSession`), `"images"` (a prompt with images) or `"elicitation"` (a turn whose
+   * `policy.approvals.elicitation` is `ask`: a stored approval keeps no form schema or URL).
    */
-  readonly reason: "store" | "fork" | "adopt" | "images";
+  readonly reason: "store" | "fork" | "adopt" | "images" | "elicitation";
 
-  constructor(reason: "store" | "fork" | "adopt" | "images", message: string) {
+  constructor(reason: "store" | "fork" | "adopt" | "images" | "elicitation", message: string) {
     super(message);
     this.reason = reason;
   }

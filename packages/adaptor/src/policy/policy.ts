@@ -9,7 +9,8 @@ export type ApprovalFallback = "abort" | "continue" | "retry";
  * its default mode asks about writes and commands; codex follows its own `approval_policy`, `never`
  * under a confining sandbox), what it asks is answered
  * as under `ask`, and host tools (`defineTool`) run unasked. Defaults otherwise: plan_review `ask`,
- * question `auto_deny`; `timeoutMs` 30,000 (negative:
+ * question `auto_deny`, elicitation `auto_deny` (an MCP server's request for input is declined
+ * without asking, as the peer SDKs do without a callback; `ask` hands it to the host); `timeoutMs` 30,000 (negative:
  * no deadline); `onTimeout` `abort`; `onReject` `continue` (the denial reaches the agent);
  * `maxRetries` 3.
  */

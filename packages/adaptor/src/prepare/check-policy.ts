@@ -1,4 +1,5 @@
 import {
+  approvalModes,
   HumanDecisionModeUnsupportedError,
   InvalidPolicyError,
   PolicyCapabilityUnsupportedError,
@@ -16,9 +17,10 @@ const MODES: Readonly<Record<ApprovalKind, readonly string[]>> = {
   permission: ["inherit", "ask", "auto_approve", "auto_deny"],
   plan_review: ["inherit", "ask", "auto_approve", "auto_deny"],
   question: ["inherit", "ask", "auto_deny"],
+  elicitation: ["inherit", "ask", "auto_deny"],
 };
 const FALLBACKS = ["abort", "continue", "retry"];
-const KINDS: readonly ApprovalKind[] = ["permission", "plan_review", "question"];
+const KINDS: readonly ApprovalKind[] = ["permission", "plan_review", "question", "elicitation"];
 const POLICY_FIELDS = ["sandbox", "webSearch", "browser", "activeExecutionTimeoutMs", "approvals"];
 const APPROVAL_FIELDS = [...KINDS, "timeoutMs", "onTimeout", "onReject", "maxRetries"];
 
@@ -45,7 +47,7 @@ export function checkPolicy(prep: Preparation): void {
   for (const kind of KINDS) {
     const mode = approvals[kind];
     // inherit is never a capability request.
-    if (mode !== undefined && mode !== "inherit" && !caps.approvals[kind].includes(mode)) {
+    if (mode !== undefined && mode !== "inherit" && !approvalModes(caps, kind).includes(mode)) {
       throw new HumanDecisionModeUnsupportedError(driver, kind, mode);
     }
   }

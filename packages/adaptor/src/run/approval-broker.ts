@@ -121,7 +121,7 @@ export class ApprovalBroker {
     if (stored) return this.#replayed(ask, stored);
     const { settings } = this.#init;
     const mode = this.#modes[ask.kind];
-    if (mode === "auto_approve" && ask.kind !== "question") return this.#auto(ask, { outcome: "approve" });
+    if (mode === "auto_approve" && ask.kind !== "question" && ask.kind !== "elicitation") return this.#auto(ask, { outcome: "approve" });
     if (mode === "auto_deny") {
       const decision = this.#auto(ask, { outcome: "deny", reason: "denied by policy" });
       if (settings.onReject === "abort") this.#fail("approval_denied", `${ask.title}: denied by policy`, ask, 1);
@@ -129,6 +129,9 @@ export class ApprovalBroker {
     }
     const remembered = this.#rules.match(ask);
     if (remembered) return this.#byRule(ask, remembered);
+    // A stored approval keeps no form schema or URL: an elicitation asked in a suspending turn (its
+    // mode set to ask by setApprovalMode) is declined, never stored.
+    if (this.#init.suspend && ask.kind === "elicitation") return this.refuse(ask, "in a turn run with suspend");
     if (this.#init.suspend) return this.#suspend(ask, this.#init.suspend);
     if (!this.#init.handler && !this.#init.eventsRead) return this.#unanswerable(ask);
     for (let attempt = 1; ; attempt++) {

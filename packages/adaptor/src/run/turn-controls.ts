@@ -1,4 +1,5 @@
 import {
+  approvalModes,
   FeatureUnsupportedError,
   HumanDecisionModeUnsupportedError,
   type ApprovalKind,
@@ -12,7 +13,7 @@ import { resolveApprovalSettings } from "../approval/approval-settings.js";
 
 /** Approval modes per kind, as the SDK's approval broker applies them. */
 type Modes = { -readonly [K in ApprovalKind]?: ApprovalMode };
-const KINDS: readonly ApprovalKind[] = ["permission", "plan_review", "question"];
+const KINDS: readonly ApprovalKind[] = ["permission", "plan_review", "question", "elicitation"];
 
 /** The stream methods that act on a running turn, by their descriptor flag. */
 export type TurnControlName = "interrupt" | "send" | "setModel";
@@ -176,7 +177,7 @@ export class TurnControls {
           ? ` (a permission mode name such as the Claude Agent SDK's setPermissionMode takes: ${JSON.stringify(modes)}; docs/migrating.md maps them)`
           : "";
       throw new TypeError(
-        `setApprovalMode: modes must be an object of approval kinds (permission, plan_review, question) to modes, e.g. { permission: "auto_approve" }, got ${modes === null ? "null" : Array.isArray(modes) ? "an array" : typeof modes}${peer}`,
+        `setApprovalMode: modes must be an object of approval kinds (permission, plan_review, question, elicitation) to modes, e.g. { permission: "auto_approve" }, got ${modes === null ? "null" : Array.isArray(modes) ? "an array" : typeof modes}${peer}`,
       );
     }
     const defaults = resolveApprovalSettings().modes;
@@ -184,7 +185,8 @@ export class TurnControls {
     for (const [kind, mode] of Object.entries(modes) as [ApprovalKind, ApprovalMode | undefined][]) {
       if (!KINDS.includes(kind)) throw new TypeError(`setApprovalMode: unknown approval kind ${JSON.stringify(kind)}`);
       if (mode === undefined) continue;
-      if (mode !== "inherit" && !capabilities.approvals[kind].includes(mode)) throw new HumanDecisionModeUnsupportedError(type, kind, mode);
+      if (mode !== "inherit" && !approvalModes(capabilities, kind).includes(mode))
+        throw new HumanDecisionModeUnsupportedError(type, kind, mode);
       resolved[kind] = mode === "inherit" ? defaults[kind] : mode;
     }
     if (this.#ended) return false;

@@ -38,7 +38,9 @@ export function pendingStore(store: ThreadStore): ThreadStore & PendingApprovalS
 /**
  * The run's suspend settings, checked before anything starts.
  * @throws InvalidOptionError (field `suspend`) for a run that is not a thread turn;
- * SuspendUnsupportedError for a store without the capability, a fork's first turn or an adopting turn.
+ * SuspendUnsupportedError for a store without the capability, a fork's first turn, an adopting turn
+ * or `policy.approvals.elicitation` `ask` (reason `elicitation`: a stored approval keeps no form
+ * schema or URL, so an MCP server's elicitation cannot wait in the store).
  */
 export function checkSuspend(options: RunOptions, thread: ThreadContext | undefined): SuspendSettings | undefined {
   const value = options.suspend;
@@ -56,6 +58,11 @@ export function checkSuspend(options: RunOptions, thread: ThreadContext | undefi
     throw new SuspendUnsupportedError(
       "adopt",
       "a turn that adopts a CLI session cannot suspend; run it without `suspend`, then suspend later turns (agent.thread(key))",
+    );
+  if (options.policy?.approvals?.elicitation === "ask")
+    throw new SuspendUnsupportedError(
+      "elicitation",
+      'a turn with approvals.elicitation "ask" cannot suspend (a stored approval keeps no form schema or URL); run it without `suspend`, or leave elicitations to auto_deny',
     );
   pendingStore(thread.store);
   const deadlineMs = value.deadlineMs === undefined || value.deadlineMs === Infinity ? undefined : value.deadlineMs;

@@ -45,3 +45,44 @@ describe("POST approvals/<id>: answers a permission's choices", () => {
     });
   });
 });
+
+describe("POST approvals/<id>: an elicitation's form content", () => {
+  const elicitation = () =>
+    new ApprovalRequest({
+      id: "e-1",
+      runId: "r-1",
+      kind: "elicitation",
+      title: "crm: Who are you?",
+      choices: [
+        { key: "accept", label: "Accept" },
+        { key: "decline", label: "Decline" },
+        { key: "cancel", label: "Cancel" },
+      ],
+      details: {
+        server: "crm",
+        message: "Who are you?",
+        mode: "form",
+        requestedSchema: { type: "object", properties: { name: { type: "string" } }, required: ["name"] },
+      },
+      inputEditable: true,
+      createdAt: new Date(0),
+      attempt: 1,
+    });
+
+  it("content that does not match the requested schema is 422 approval_invalid_input (nothing decided)", () => {
+    const request = elicitation();
+    const error = refusal(() => answerApproval(request, { decision: "approve", updatedInput: { name: 7 } }));
+    expect(error).toMatchObject({ status: 422, code: "approval_invalid_input" });
+    expect((error as Error).message).toContain("/name: must be string");
+    expect(request.status).toBe("pending");
+  });
+
+  it("content that matches goes on to the request's responder", () => {
+    expect(
+      isError(
+        refusal(() => answerApproval(elicitation(), { decision: "approve", updatedInput: { name: "Ada" } })),
+        ErrApprovalUnavailable,
+      ),
+    ).toBe(true);
+  });
+});

@@ -106,11 +106,15 @@ export function answerApproval(request: ApprovalRequest, body: unknown): { reado
  * The 422 answer for a decision the approval refuses without deciding anything, or undefined for
  * another error: `approval_kind_mismatch` (`ErrApprovalKindMismatch`: the outcome does not fit the
  * kind) or `approval_invalid_choice` (`InvalidOptionError` field `choice`: an answer the
- * permission's `choices` do not list; the message lists them).
+ * permission's `choices` do not list; the message lists them) or `approval_invalid_input`
+ * (`InvalidOptionError` field `updatedInput`: an elicitation's form content that does not match its
+ * requested schema, or content on a URL elicitation; nothing was sent).
  */
 export function unfitAnswerError(error: unknown, decision: string, kind: string): HttpError | undefined {
   if (isError(error, ErrApprovalKindMismatch))
     return new HttpError(422, "approval_kind_mismatch", `decision ${decision} does not fit a ${kind} request`);
   if (error instanceof InvalidOptionError && error.field === "choice") return new HttpError(422, "approval_invalid_choice", error.reason);
+  if (error instanceof InvalidOptionError && error.field === "updatedInput")
+    return new HttpError(422, "approval_invalid_input", error.reason);
   return undefined;
 }

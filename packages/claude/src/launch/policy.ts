@@ -196,6 +196,11 @@ export function claudeEnforcement(policy: RunPolicy | undefined): PolicyEnforcem
         detail:
           "--permission-mode default (no settings file's mode applies) and a PreToolUse hook answering ask for every call but the read tools (no settings file's allow rule applies); the CLI asks through --permission-prompt-tool stdio (can_use_tool); the SDK answers",
       };
+    if (field === "approvals.elicitation")
+      return {
+        mechanisms: ["approval"],
+        detail: "the CLI relays an MCP server's elicitation as an elicitation control request on stdio; the SDK answers",
+      };
     return { mechanisms: ["approval"], detail: "the CLI asks through --permission-prompt-tool stdio (can_use_tool); the SDK answers" };
   });
 }

@@ -19,6 +19,7 @@ import {
   raceAbort,
   resultUsage,
   StreamJsonTurn,
+  elicitationResult,
   toApprovalAsk,
   toPermissionAnswer,
   type CanUseToolRequest,
@@ -40,6 +41,7 @@ import {
   userLine,
 } from "../protocol/messages.js";
 import { ofOtherSession } from "../protocol/other-session.js";
+import { elicitationControlAsk, elicitationOf, elicitationResponse, type ElicitationControlRequest } from "../protocol/elicitation.js";
 import { attribute } from "../protocol/turn-attribution.js";
 import { CLAUDE_TOOL_ALIASES, FOREGROUND_AGENT_HOOK, foregroundAgentAnswer, inForeground } from "../protocol/foreground-agents.js";
 import { roundCost, turnCostUsd, type CostBaseline } from "../protocol/turn-cost.js";
@@ -815,6 +817,17 @@ export class ClaudeSession implements PooledProcess {
       const answered = sink.hook ? sink.hook(withParent(hook.ask, turn)) : Promise.resolve({});
       answered
         .then((answer) => proc.writeJson(hookResponse(requestId, hookOutput(hook.event, foregroundEdit(hook.ask, answer)))))
+        .catch(() => undefined); // the process is gone: its exit decides the verdict
+      return;
+    }
+    if (request?.subtype === "elicitation") {
+      // An MCP server asks the user for input: the host decides under `approvals.elicitation`.
+      const elicitation = request as ElicitationControlRequest;
+      sink
+        .requestApproval(elicitationControlAsk(elicitation))
+        .then((decision: ApprovalDecision) =>
+          proc.writeJson(elicitationResponse(requestId, elicitationResult(elicitationOf(elicitation), decision))),
+        )
         .catch(() => undefined); // the process is gone: its exit decides the verdict
       return;
     }

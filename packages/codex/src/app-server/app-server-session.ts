@@ -15,6 +15,8 @@ import {
   beforeNextLine,
   DEFAULT_IDLE_MS,
   DEFAULT_REPLY_TIMEOUT_MS,
+  elicitationAsk,
+  elicitationResult,
   endTurnBackground,
   exitOrTerminate,
   graceMs,
@@ -72,6 +74,7 @@ import {
 } from "./mcp-servers.js";
 import { appliedAsSent, codexOwnSettings } from "./codex-own-settings.js";
 import { projectTrustPin } from "./project-trust.js";
+import { askUserInput, USER_INPUT_FEATURE, USER_INPUT_METHOD, type UserInputAnswer } from "./user-input.js";
 import { stageCodexSkills, type StagedCodexSkills } from "./skills.js";
 import { AppServerTurnState, turnIdOf } from "./turn-state.js";
 import { TurnLimit } from "./turn-limit.js";
@@ -879,7 +882,7 @@ export class AppServerSession implements PooledProcess {
       return;
     }
     // No turn is running (the process is parked): nobody can decide, so decline.
-    if (APPROVAL_METHODS.includes(message.method) || message.method === MCP_ELICITATION_METHOD) {
+    if (APPROVAL_METHODS.includes(message.method) || message.method === MCP_ELICITATION_METHOD || message.method === USER_INPUT_METHOD) {
       void this.#rpc.respond(message.id, declineAnswer(message.method, "no turn is running"));
     } else {
       void this.#rpc.respondError(message.id, JSON_RPC_METHOD_NOT_FOUND, `the adaptor codex driver does not handle ${message.method}`);
@@ -895,7 +898,9 @@ export class AppServerSession implements PooledProcess {
    */
   async #tellDenyReason(message: JsonRpcServerRequest, ask: ApprovalAsk, reason: string, sink: DriverSink): Promise<void> {
     const threadId = this.threadId;
-    if ((!V2_APPROVAL_METHODS.includes(message.method) && message.method !== MCP_ELICITATION_METHOD) || !threadId) return;
+    const relayed =
+      V2_APPROVAL_METHODS.includes(message.method) || message.method === MCP_ELICITATION_METHOD || message.method === USER_INPUT_METHOD;
+    if (!relayed || !threadId) return;
     const text = `The host denied ${ask.title}: ${reason}`;
     const params: ThreadInjectItemsParams = {
       threadId,
@@ -919,8 +924,10 @@ export class AppServerSession implements PooledProcess {
    * another MCP server's tool call goes to the host as a `permission` ask (approve → `accept`, any
    * other decision → `decline`, which codex reports to the model as "user rejected MCP tool call";
    * a deny's reason reaches the model as a developer message, see {@link #tellDenyReason});
-   * an MCP server's own elicitation is declined. The ask names the call codex announced for that
-   * tool (`openCall`), as the elicitation names none.
+   * an MCP server's own elicitation (a form or a URL) goes to the host as an `elicitation` ask and
+   * is answered `{ action, content }` (the SDK checked a form's content against its schema). The
+   * tool-call ask names the call codex announced for that tool (`openCall`), as the elicitation
+   * names none.
    */
   #elicitation(
     message: JsonRpcServerRequest,
@@ -934,6 +941,14 @@ export class AppServerSession implements PooledProcess {
     const decided = mcpElicitation(message as ServerRequest, this.#mcpServers);
     if ("answer" in decided) {
       respond(decided.answer);
+      return;
+    }
+    if ("elicitation" in decided) {
+      const { elicitation } = decided;
+      sink.requestApproval(elicitationAsk(elicitation)).then(
+        (decision) => answer(message.id, () => rpc.respond(message.id, elicitationAnswer(elicitationResult(elicitation, decision)))),
+        () => respond("decline"),
+      );
       return;
     }
     // The elicitation names no call id: the ask belongs to the call codex announced for that tool,
@@ -982,7 +997,7 @@ export class AppServerSession implements PooledProcess {
       denials.push({ toolName, toolCallId: ask.toolCallId ?? turn.openCall(toolName) ?? "", input: ask.input });
     };
     const handle = (message: JsonRpcServerRequest): void => {
-      if (!APPROVAL_METHODS.includes(message.method) && message.method !== MCP_ELICITATION_METHOD) {
+      if (!APPROVAL_METHODS.includes(message.method) && message.method !== MCP_ELICITATION_METHOD && message.method !== USER_INPUT_METHOD) {
         sink.emit({ type: "notice", kind: "runtime", message: `unsupported server request ${message.method}`, data: { id: message.id } });
         answer(message.id, () =>
           rpc.respondError(message.id, JSON_RPC_METHOD_NOT_FOUND, `the adaptor codex driver does not handle ${message.method}`),
@@ -1012,6 +1027,18 @@ export class AppServerSession implements PooledProcess {
       }
       if (message.method === MCP_ELICITATION_METHOD) {
         this.#elicitation(message, answer, sink, denied, (toolName) => turn.openCall(toolName));
+        return;
+      }
+      if (message.method === USER_INPUT_METHOD) {
+        // The model's questions, one `question` ask each, in order; a deny stops the asking and its
+        // reason reaches the model as a developer message.
+        askUserInput(message.params, (ask) => sink.requestApproval(ask)).then(
+          async ({ answer: result, denied: stop }) => {
+            if (stop) await this.#tellDenyReason(message, stop.ask, stop.reason, sink);
+            answer(message.id, () => rpc.respond(message.id, result));
+          },
+          () => decline(message),
+        );
         return;
       }
       try {
@@ -1071,8 +1098,9 @@ export class AppServerSession implements PooledProcess {
   }
 }
 
-/** The answer that declines server request `method` (an approval, or an MCP elicitation). */
+/** The answer that declines server request `method` (an approval, an MCP elicitation, or the model's questions: none answered). */
 function declineAnswer(method: string, reason: string): unknown {
+  if (method === USER_INPUT_METHOD) return { answers: {} } satisfies UserInputAnswer;
   return method === MCP_ELICITATION_METHOD ? elicitationAnswer("decline") : approvalAnswer(method, { outcome: "deny", reason });
 }
 
@@ -1191,6 +1219,8 @@ async function openThread(
     ...(pinRoots ? { [WRITABLE_ROOTS_KEY]: [] } : {}),
     ...(trust ? { projects: trust.projects } : {}),
     ...mcpServers,
+    // Under question `ask` the model may call request_user_input outside codex's plan mode too.
+    ...(request.policy?.approvals?.question === "ask" ? { [USER_INPUT_FEATURE]: true } : {}),
   };
   const common = {
     cwd,

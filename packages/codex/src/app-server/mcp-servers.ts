@@ -1,4 +1,5 @@
 import { MCP_CONNECT_OP, type ApprovalAsk, type McpServerConfig } from "@adaptor/driver";
+import type { ElicitationRequest, ElicitationResult } from "@adaptor/driver/kit";
 import { DriverError, ErrCode } from "@adaptor/errors";
 import { isolateStdioServer, STDIO_SERVER_VAR } from "@adaptor/driver/process";
 import type { ServerRequest } from "../protocol/generated/ServerRequest.js";
@@ -9,7 +10,8 @@ export const MCP_ELICITATION_METHOD = "mcpServer/elicitation/request";
 /** codex's answer to an `mcpServer/elicitation/request` (its `McpServerElicitationRequestResponse`). */
 export interface McpElicitationAnswer {
   readonly action: "accept" | "decline" | "cancel";
-  readonly content: null;
+  /** The form's content, for an `accept` of a form. */
+  readonly content: Readonly<Record<string, unknown>> | null;
   readonly _meta: null;
 }
 
@@ -70,17 +72,18 @@ function toolCallMeta(meta: unknown): McpToolCallMeta | undefined {
  * How to answer an `mcpServer/elicitation/request`: `"accept"` at once for a tool of a trusted
  * server (the SDK's host-tool server, whose calls pass the host's own approval path), an
  * {@link ApprovalAsk} (kind `permission`, `toolName` `mcp__<server>__<tool>`, the call's arguments as
- * `input`) for codex's ask before another server's tool call, and `"decline"` for anything else (an
- * MCP server's own elicitation, which this driver does not relay).
+ * `input`) for codex's ask before another server's tool call, and the {@link ElicitationRequest}
+ * of an MCP server's own elicitation (a `form`, codex's `openai/form` variants read as one, or a
+ * `url`), which goes to the host as an `elicitation` ask.
  */
 export function mcpElicitation(
   request: ServerRequest,
   servers: readonly McpServerConfig[] | undefined,
-): { readonly answer: "accept" | "decline" } | { readonly ask: ApprovalAsk } {
+): { readonly answer: "accept" | "decline" } | { readonly ask: ApprovalAsk } | { readonly elicitation: ElicitationRequest } {
   if (request.method !== MCP_ELICITATION_METHOD) return { answer: "decline" };
   const params = request.params;
   const call = toolCallMeta(params._meta);
-  if (!call) return { answer: "decline" };
+  if (!call) return { elicitation: serverElicitation(params) };
   const server = servers?.find((entry) => entry.name === params.serverName);
   if (server?.trusted === true && server.tools?.includes(call.tool) === true) return { answer: "accept" };
   const toolName = `mcp__${params.serverName}__${call.tool}`;
@@ -102,9 +105,24 @@ export function mcpElicitation(
   };
 }
 
-/** The elicitation answer for `action`. */
-export function elicitationAnswer(action: McpElicitationAnswer["action"]): McpElicitationAnswer {
-  return { action, content: null, _meta: null };
+/** An MCP server's own elicitation, from codex's request params. */
+function serverElicitation(params: Extract<ServerRequest, { method: typeof MCP_ELICITATION_METHOD }>["params"]): ElicitationRequest {
+  const common = { server: params.serverName, message: params.message };
+  if (params.mode === "url") return { ...common, mode: "url", url: params.url, elicitationId: params.elicitationId };
+  const schema = params.requestedSchema as unknown;
+  return {
+    ...common,
+    mode: "form",
+    ...(typeof schema === "object" && schema !== null && !Array.isArray(schema)
+      ? { requestedSchema: schema as Record<string, unknown> }
+      : {}),
+  };
+}
+
+/** The elicitation answer for `action`, or for an {@link ElicitationResult} (an accepted form's content). */
+export function elicitationAnswer(action: McpElicitationAnswer["action"] | ElicitationResult): McpElicitationAnswer {
+  if (typeof action === "string") return { action, content: null, _meta: null };
+  return { action: action.action, content: action.content ?? null, _meta: null };
 }
 
 /**

@@ -7,7 +7,7 @@ export class HumanDecisionModeUnsupportedError extends AdaptorError {
   static override readonly sentinel = ErrHumanDecisionModeUnsupported;
   /** Driver type, e.g. `"claude"`. */
   readonly driver: string;
-  /** Approval kind: `"permission"`, `"plan_review"`, `"question"`. */
+  /** Approval kind: `"permission"`, `"plan_review"`, `"question"`, `"elicitation"`. */
   readonly kind: string;
   /** Mode: `"ask"`, `"auto_approve"`, `"auto_deny"`. */
   readonly mode: string;

@@ -63,6 +63,13 @@ export { resultUsage, StreamJsonTurn, type StreamJsonTurnOptions } from "./strea
 export type { ContentBlock, ResultLine, ResultUsage } from "./stream-json/stream-json-lines.js";
 export { classifyStreamJsonTurn, type StreamJsonCli, type TurnEnd } from "./stream-json/classify-turn.js";
 export { toApprovalAsk, toPermissionAnswer, type CanUseToolRequest } from "./stream-json/can-use-tool.js";
+export {
+  elicitationAsk,
+  elicitationResult,
+  ELICITATION_CHOICES,
+  type ElicitationRequest,
+  type ElicitationResult,
+} from "./elicitation/elicitation-ask.js";
 export { oneShotTurn, type OneShotTurnOptions } from "./one-shot/one-shot-turn.js";
 export {
   OneShotCliDriver,

@@ -66,8 +66,9 @@ export const PEER_OPTIONS: Readonly<Record<string, PeerOption>> = Object.freeze(
   maxThinkingTokens: claude(THINKING, "MAX_THINKING_TOKENS"),
   maxTurns: claude("the Claude Agent SDK's maxTurns is budget.maxTurns here", "budget.maxTurns"),
   onElicitation: claude(
-    "none here: an MCP server's elicitations do not reach the host (the peer declines them without onElicitation)",
-    "none",
+    'an MCP server\'s elicitation is an approval of kind "elicitation" here: policy: { approvals: { elicitation: "ask" } } sends it to onApproval (approve({ updatedInput }) accepts with the form\'s content, deny() declines, answer("cancel") cancels)',
+    'elicitation: "ask"',
+    "onApproval",
   ),
   outputFormat: claude("structured output is schema (zod) or schemaJSON (a JSON Schema) here", "schema", "schemaJSON"),
   pathToClaudeCodeExecutable: claude(CLI_PATH("claude"), "claude({ command })"),
@@ -177,8 +178,9 @@ export const PEER_OPTIONS: Readonly<Record<string, PeerOption>> = Object.freeze(
   collaborationMode: codex("none here: codex runs each turn in its default collaboration mode", "none"),
   outputSchema: codex("the Codex SDK's outputSchema is schemaJSON (a JSON Schema) or schema (zod) here", "schemaJSON"),
   onRequestUserInput: codex(
-    "none here: codex's request_user_input questions do not reach the host (onApproval answers its approvals)",
-    "none",
+    'codex\'s request_user_input questions are approvals of kind "question" here: policy: { approvals: { question: "ask" } } sends each question to onApproval (answer(choice) answers it)',
+    'question: "ask"',
+    "onApproval",
   ),
 });
 

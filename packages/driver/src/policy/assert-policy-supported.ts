@@ -1,5 +1,6 @@
 import { HumanDecisionModeUnsupportedError, InvalidPolicyError, PolicyCapabilityUnsupportedError } from "../errors/index.js";
 import type { ApprovalKind, DriverDescriptor } from "../spi/descriptor.js";
+import { approvalModes } from "./approval-modes.js";
 import type { RunPolicy } from "../spi/policy.js";
 
 const SANDBOX: readonly string[] = ["read_only", "workspace_write", "unrestricted"];
@@ -8,8 +9,9 @@ const MODES: Readonly<Record<ApprovalKind, readonly string[]>> = {
   permission: ["inherit", "ask", "auto_approve", "auto_deny"],
   plan_review: ["inherit", "ask", "auto_approve", "auto_deny"],
   question: ["inherit", "ask", "auto_deny"],
+  elicitation: ["inherit", "ask", "auto_deny"],
 };
-const KINDS: readonly ApprovalKind[] = ["permission", "plan_review", "question"];
+const KINDS: readonly ApprovalKind[] = ["permission", "plan_review", "question", "elicitation"];
 
 /**
  * A driver's own guard (conformance clause 1.3): refuses a policy value outside its domain
@@ -48,7 +50,7 @@ export function assertPolicySupported(descriptor: DriverDescriptor, policy: RunP
   }
   for (const kind of KINDS) {
     const mode = policy.approvals?.[kind];
-    if (mode !== undefined && mode !== "inherit" && !caps.approvals[kind].includes(mode)) {
+    if (mode !== undefined && mode !== "inherit" && !approvalModes(caps, kind).includes(mode)) {
       throw new HumanDecisionModeUnsupportedError(driver, kind, mode);
     }
   }

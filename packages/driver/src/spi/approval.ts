@@ -2,7 +2,11 @@ import type { ApprovalKind } from "./descriptor.js";
 
 /** What a driver asks the host to decide (becomes an `ApprovalRequest` in the SDK). */
 export interface ApprovalAsk {
-  /** What is asked: `permission`, `plan_review` or `question`. */
+  /**
+   * What is asked: `permission`, `plan_review`, `question` or `elicitation` (an MCP server's request
+   * for input: `details` as the kit's `elicitationAsk` makes them; an `approve`'s `updatedInput` is the
+   * form's content, a `deny` declines, `answer("cancel")` cancels).
+   */
   readonly kind: ApprovalKind;
   /** One line for people, e.g. `"Bash: npm test"`. */
   readonly title: string;

@@ -7,8 +7,12 @@ export type SandboxMode = "read_only" | "workspace_write" | "unrestricted";
 export type AllowDeny = "allow" | "deny";
 /** How an approval kind is decided. `inherit` defers to the CLI's own configuration. */
 export type ApprovalMode = "inherit" | "ask" | "auto_approve" | "auto_deny";
-/** The kinds of approval a CLI can ask for. */
-export type ApprovalKind = "permission" | "plan_review" | "question";
+/**
+ * The kinds of approval a CLI can ask for: a tool call (`permission`), a plan (`plan_review`), a
+ * question the model asks the user (`question`), and an MCP server's request for input from the
+ * user, a form or a URL to open (`elicitation`).
+ */
+export type ApprovalKind = "permission" | "plan_review" | "question" | "elicitation";
 /** MCP transports. */
 export type McpTransport = "stdio" | "http" | "sse";
 
@@ -51,8 +55,13 @@ export interface DriverCapabilities {
     readonly browser: readonly AllowDeny[];
     readonly activeExecutionTimeout: boolean;
   };
-  /** Approval modes per kind. */
-  readonly approvals: { readonly [K in ApprovalKind]: readonly ApprovalMode[] };
+  /**
+   * Approval modes per kind. `elicitation` may be left out: the driver relays no MCP server's
+   * elicitation, which is the same as `["inherit"]` (see {@link approvalModes}).
+   */
+  readonly approvals: { readonly [K in Exclude<ApprovalKind, "elicitation">]: readonly ApprovalMode[] } & {
+    readonly elicitation?: readonly ApprovalMode[];
+  };
   /**
    * Names of the tools (`tool-call` `name`) the CLI runs without asking under `ask` and
    * `auto_deny` because they have no effect outside the conversation (its reads, searches, the

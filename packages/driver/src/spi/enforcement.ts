@@ -18,7 +18,7 @@ export type EnforcementMechanism = "cli_flag" | "cli_config" | "hook" | "approva
  * fields and `inherit` (the CLI's own configuration) are not listed.
  */
 export interface PolicyEnforcement {
-  /** The policy field: `"sandbox"`, `"webSearch"`, `"browser"`, `"approvals.permission"`, `"approvals.plan_review"`, `"approvals.question"`, `"activeExecutionTimeoutMs"`. */
+  /** The policy field: `"sandbox"`, `"webSearch"`, `"browser"`, `"approvals.permission"`, `"approvals.plan_review"`, `"approvals.question"`, `"approvals.elicitation"`, `"activeExecutionTimeoutMs"`. */
   readonly field: string;
   /** The value requested, e.g. `"read_only"`, `"ask"`, `"deny"`. */
   readonly value: string;

@@ -14,6 +14,7 @@ import type { RunPolicy } from "../spi/policy.js";
 import type { DriverRequest } from "../spi/request.js";
 import type { Usage } from "../spi/response.js";
 import { reportEnforcement } from "../kit/policy/report-enforcement.js";
+import { approvalModes } from "../policy/approval-modes.js";
 import { processGone } from "../kit/process-gone/process-gone.js";
 import { runDriver, type DriverRun, type RunDriverOptions } from "./run-driver.js";
 
@@ -114,7 +115,7 @@ export interface DriverConformanceOptions<F extends DriverFixture> {
 const SANDBOXES: readonly SandboxMode[] = ["read_only", "workspace_write", "unrestricted"];
 const ALLOW_DENY: readonly AllowDeny[] = ["allow", "deny"];
 const MODES: readonly ApprovalMode[] = ["inherit", "ask", "auto_approve", "auto_deny"];
-const KINDS: readonly ApprovalKind[] = ["permission", "plan_review", "question"];
+const KINDS: readonly ApprovalKind[] = ["permission", "plan_review", "question", "elicitation"];
 
 function matches(text: string, pattern: string | RegExp | undefined): boolean {
   if (pattern === undefined) return true;
@@ -219,8 +220,8 @@ function undeclaredProbes(
   for (const kind of KINDS) {
     for (const mode of MODES) {
       // A question has no auto_approve at all: that value is out of domain (InvalidPolicyError), not a capability.
-      if (kind === "question" && mode === "auto_approve") continue;
-      if (!caps.approvals[kind].includes(mode))
+      if ((kind === "question" || kind === "elicitation") && mode === "auto_approve") continue;
+      if (!approvalModes(caps, kind).includes(mode))
         probes.push({
           name: `approvals.${kind}=${mode}`,
           policy: { approvals: { [kind]: mode } },
@@ -357,7 +358,7 @@ export function describeDriverConformance<F extends DriverFixture>(name: string,
         expect(displayName).toMatch(/\S/);
         for (const v of caps.policy.sandbox) expect(SANDBOXES).toContain(v);
         for (const v of [...caps.policy.webSearch, ...caps.policy.browser]) expect(ALLOW_DENY).toContain(v);
-        for (const kind of KINDS) for (const mode of caps.approvals[kind]) expect(MODES).toContain(mode);
+        for (const kind of KINDS) for (const mode of approvalModes(caps, kind)) expect(MODES).toContain(mode);
         expect(typeof caps.sessions.resume).toBe("boolean");
         expect(typeof caps.sessions.fork).toBe("boolean");
         if (caps.sessions.fork) expect(caps.sessions.resume).toBe(true);

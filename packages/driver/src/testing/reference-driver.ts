@@ -9,6 +9,7 @@ import type { Driver, DriverSink } from "../spi/driver.js";
 import type { DriverRequest } from "../spi/request.js";
 import type { DriverResponse, TranscriptItem } from "../spi/response.js";
 import { reportEnforcement } from "../kit/policy/report-enforcement.js";
+import { approvalModes } from "../policy/approval-modes.js";
 import type { ScriptedTurns, DriverFixture } from "./describe-driver-conformance.js";
 
 /** Configuration of the {@link ReferenceDriver}. */
@@ -237,7 +238,7 @@ export class ReferenceDriver implements Driver {
     }
     for (const kind of Object.keys(caps.approvals) as ApprovalKind[]) {
       const mode = policy?.approvals?.[kind];
-      if (mode !== undefined && !caps.approvals[kind].includes(mode)) throw new HumanDecisionModeUnsupportedError(type, kind, mode);
+      if (mode !== undefined && !approvalModes(caps, kind).includes(mode)) throw new HumanDecisionModeUnsupportedError(type, kind, mode);
     }
     if (request.outputSchema && !caps.structuredOutput.native && !caps.structuredOutput.prompt) {
       throw new StructuredOutputUnsupportedError(type, "no structured output");

@@ -13,20 +13,39 @@ const TURN = { id: "u-fake", status: "inProgress", items: [], error: null };
 /** The fake's steps for one turn; `resume` for a thread's later turns. */
 export function fakeCodexSteps(
   text: string,
-  options: { sleepMs?: number; resume?: boolean; ask?: string; exitEarly?: boolean } = {},
+  options: { sleepMs?: number; resume?: boolean; ask?: string; elicit?: boolean; exitEarly?: boolean } = {},
 ): FakeCliStep[] {
   const resume = options.resume === true;
-  // `ask`: a command approval request first; the driver's answer is echoed on stdout.
-  const ask: FakeCliStep[] = options.ask
+  // `ask`: a command approval request first; `elicit`: an MCP server's form elicitation (a `name`
+  // string, required); the driver's answer is echoed on stdout.
+  const ask: FakeCliStep[] = options.elicit
     ? [
         line({
           id: 9,
-          method: "item/commandExecution/requestApproval",
-          params: { threadId: THREAD_ID, turnId: "u-fake", itemId: "c9", command: options.ask, cwd: "/w", startedAtMs: 0 },
+          method: "mcpServer/elicitation/request",
+          params: {
+            threadId: THREAD_ID,
+            turnId: "u-fake",
+            serverName: "crm",
+            environmentId: null,
+            mode: "form",
+            _meta: null,
+            message: "Who are you?",
+            requestedSchema: { type: "object", properties: { name: { type: "string" } }, required: ["name"] },
+          },
         }),
         { echoStdinLine: true },
       ]
-    : [];
+    : options.ask
+      ? [
+          line({
+            id: 9,
+            method: "item/commandExecution/requestApproval",
+            params: { threadId: THREAD_ID, turnId: "u-fake", itemId: "c9", command: options.ask, cwd: "/w", startedAtMs: 0 },
+          }),
+          { echoStdinLine: true },
+        ]
+      : [];
   return [
     { awaitStdinLine: true },
     line({ id: 1, result: { userAgent: "adaptor/0.171.0 (fake)", codexHome: "/x", platformFamily: "unix", platformOs: "linux" } }),

@@ -27,7 +27,9 @@ export interface McpFixtureOptions {
 /**
  * How to start the fixture: `{ command: process.execPath, args: [path, ...flags] }`, ready for
  * `mcpStdio(name, command, { args })`. Its tools: `echo { text }` answers
- * `echo: <text> (MCP_FIXTURE_OK)`; `crash {}` always exits mid-call.
+ * `echo: <text> (MCP_FIXTURE_OK)`; `crash {}` always exits mid-call; `elicit {}` asks the client for a
+ * form (`name` string, required; `age` integer ≥ 0) and answers `elicit: <action> <content JSON>`;
+ * `elicit_url {}` asks it to open a URL and answers `elicit_url: <action>` (each logged as `elicit`).
  */
 export function mcpFixtureCommand(options: McpFixtureOptions = {}): { command: string; args: string[] } {
   const args = [mcpFixturePath];
@@ -42,13 +44,19 @@ export function mcpFixtureCommand(options: McpFixtureOptions = {}): { command: s
 /** One line of the fixture's log file. */
 export interface McpFixtureLogEntry {
   /** What happened: the server started, a tool was called, it crashed, or it failed to start. */
-  readonly event: "start" | "call" | "crash" | "fail-start";
-  /** Tool name, for `call` and `crash`. */
+  readonly event: "start" | "call" | "crash" | "fail-start" | "elicit";
+  /** Tool name, for `call`, `crash` and `elicit`. */
   readonly tool?: string;
   /** The `echo` input text, for `call`. */
   readonly text?: string;
   /** The environment of the server that answered, for `call` of `echo` with {@link McpFixtureOptions.logEnv}. */
   readonly env?: Readonly<Record<string, string>>;
+  /** The client's answer to an elicitation (`accept`, `decline`, `cancel`), for `elicit`. */
+  readonly action?: string;
+  /** The content the client accepted with, for `elicit`. */
+  readonly content?: Readonly<Record<string, unknown>>;
+  /** Why the elicitation failed (the client does not take elicitations, or answered an error), for `elicit`. */
+  readonly error?: string;
   /** The server name given with `--name`. */
   readonly name?: string;
   /** Process id of the fixture server. */

@@ -8,7 +8,10 @@
 //   --log-env                each `call` entry also holds the server's whole environment (`env`)
 // Tools: `echo` {text} → "echo: <text> (MCP_FIXTURE_OK)"; `peek` {text} → the same, but annotated
 // read-only (`readOnlyHint: true`), as a server that claims its tool needs no approval would;
-// `crash` {} → always exits mid-call.
+// `crash` {} → always exits mid-call; `elicit` {} → asks the client for a form (`elicitInput`, schema:
+// `name` string required, `age` integer ≥ 0) and answers `elicit: <action> <content JSON>`;
+// `elicit_url` {} → asks the client to open a URL (URL mode) and answers `elicit_url: <action>`.
+// Each elicitation's result is logged (`{"event":"elicit","tool":...,"action":...,"content":...}`).
 import { appendFileSync } from "node:fs";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
@@ -66,6 +69,40 @@ server.registerTool(
     return { content: [{ type: "text", text: `peek: ${text} (MCP_FIXTURE_OK)` }] };
   },
 );
+/** The form the `elicit` tool asks for. */
+const FORM_SCHEMA = {
+  type: "object",
+  properties: {
+    name: { type: "string", title: "Name", description: "Your name" },
+    age: { type: "integer", title: "Age", minimum: 0 },
+  },
+  required: ["name"],
+};
+server.registerTool("elicit", { description: "Asks the user for their name and age (an MCP form elicitation)." }, async () => {
+  try {
+    const result = await server.server.elicitInput({ mode: "form", message: "Who are you?", requestedSchema: FORM_SCHEMA });
+    log({ event: "elicit", tool: "elicit", action: result.action, ...(result.content ? { content: result.content } : {}) });
+    return { content: [{ type: "text", text: `elicit: ${result.action} ${JSON.stringify(result.content ?? null)} (MCP_FIXTURE_OK)` }] };
+  } catch (error) {
+    log({ event: "elicit", tool: "elicit", error: String(error) });
+    return { content: [{ type: "text", text: `elicit failed: ${String(error)}` }], isError: true };
+  }
+});
+server.registerTool("elicit_url", { description: "Asks the user to open a sign-in page (an MCP URL elicitation)." }, async () => {
+  try {
+    const result = await server.server.elicitInput({
+      mode: "url",
+      message: "Sign in to continue",
+      url: "https://example.com/sign-in?session=fixture",
+      elicitationId: "fixture-url-1",
+    });
+    log({ event: "elicit", tool: "elicit_url", action: result.action });
+    return { content: [{ type: "text", text: `elicit_url: ${result.action} (MCP_FIXTURE_OK)` }] };
+  } catch (error) {
+    log({ event: "elicit", tool: "elicit_url", error: String(error) });
+    return { content: [{ type: "text", text: `elicit_url failed: ${String(error)}` }], isError: true };
+  }
+});
 server.registerTool("crash", { description: "Crashes the server mid-call." }, async () => crash("crash"));
 
 await server.connect(new StdioServerTransport());

@@ -25,14 +25,17 @@ export interface CompiledSchema {
  * Compiles `json` as JSON Schema draft 2020-12 with ajv 8 and every ajv-formats format, in strict
  * mode: an unknown keyword or `format`, a `$ref` that resolves nowhere, or a malformed keyword is a
  * compile error. Validation reports all errors, applies no defaults and coerces no types.
+ * `options.strict: false` compiles a schema written by someone else (an MCP server's form): unknown
+ * keywords and formats are ignored instead of refused.
  *
  * @throws SchemaError whose `reason` is ajv's message (e.g. `unknown format "zip" ignored in schema
  *   at path "#/properties/code"`) and whose `cause` is ajv's error.
  */
-export function compileJsonSchema(json: JsonSchemaObject): CompiledSchema {
+export function compileJsonSchema(json: JsonSchemaObject, options: { readonly strict?: boolean } = {}): CompiledSchema {
+  const strict = options.strict ?? true;
   const { Ajv2020, addFormats } = ajvStack();
   const ajv = new Ajv2020({
-    strict: true,
+    strict,
     strictTypes: false,
     strictTuples: false,
     strictRequired: false,

@@ -34,6 +34,7 @@ export function reportEnforcement(policy: RunPolicy | undefined, rule: Enforceme
     ["approvals.permission", policy.approvals?.permission],
     ["approvals.plan_review", policy.approvals?.plan_review],
     ["approvals.question", policy.approvals?.question],
+    ["approvals.elicitation", policy.approvals?.elicitation],
   ];
   const out: PolicyEnforcement[] = [];
   for (const [field, value] of fields) {

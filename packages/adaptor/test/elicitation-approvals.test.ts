@@ -1,0 +1,78 @@
+// The approval broker on an `elicitation` ask (a scripted driver): its default mode declines it
+// unasked, `ask` hands it to the host, and the host's answer reaches the driver only once its form
+// content matches the requested schema.
+import { describe, expect, it } from "vitest";
+import type { ApprovalDecision } from "@adaptor/driver";
+import { elicitationAsk } from "@adaptor/driver/kit";
+import { Agent, InvalidOptionError, type ApprovalRequest } from "../src/index.js";
+import { scriptedDriver } from "./scripted-driver.js";
+
+const FORM = elicitationAsk({
+  server: "crm",
+  message: "Who are you?",
+  mode: "form",
+  requestedSchema: { type: "object", properties: { name: { type: "string" } }, required: ["name"] },
+});
+
+function elicitingDriver() {
+  const decisions: ApprovalDecision[] = [];
+  const driver = scriptedDriver(async (_request, sink) => {
+    decisions.push(await sink.requestApproval(FORM));
+    return { text: "ok" };
+  });
+  return { driver, decisions };
+}
+
+describe("elicitation approvals", () => {
+  it("unset mode: declined without asking the host (the deny the driver gets is the policy's)", async () => {
+    const { driver, decisions } = elicitingDriver();
+    const asked: ApprovalRequest[] = [];
+    await using agent = new Agent(driver, { onApproval: (request) => void asked.push(request) });
+    await agent.run("go");
+    expect(asked).toEqual([]);
+    expect(decisions).toEqual([{ outcome: "deny", reason: "denied by policy" }]);
+  });
+
+  it("ask: invalid content throws InvalidOptionError and leaves the request pending; valid content reaches the driver as the approve's updatedInput", async () => {
+    const { driver, decisions } = elicitingDriver();
+    const refusals: unknown[] = [];
+    await using agent = new Agent(driver, {
+      policy: { approvals: { elicitation: "ask" } },
+      onApproval: (request) => {
+        try {
+          request.approve({ updatedInput: { name: 1 } });
+        } catch (error) {
+          refusals.push(error);
+        }
+        expect(request.status).toBe("pending");
+        request.approve({ updatedInput: { name: "Ada" } });
+      },
+    });
+    await agent.run("go");
+    expect(refusals).toEqual([expect.any(InvalidOptionError)]);
+    expect(decisions).toEqual([{ outcome: "approve", updatedInput: { name: "Ada" } }]);
+  });
+
+  it("auto_approve is out of the elicitation's domain (InvalidPolicyError) and remember is refused", async () => {
+    const { driver } = elicitingDriver();
+    await using agent = new Agent(driver);
+    await expect(agent.run("go", { policy: { approvals: { elicitation: "auto_approve" as never } } })).rejects.toMatchObject({
+      field: "approvals.elicitation",
+    });
+    const { driver: asking } = elicitingDriver();
+    const thrown: unknown[] = [];
+    await using second = new Agent(asking, {
+      policy: { approvals: { elicitation: "ask" } },
+      onApproval: (request) => {
+        try {
+          request.deny("no", { remember: { toolName: "crm" } });
+        } catch (error) {
+          thrown.push(error);
+        }
+        request.answer("cancel");
+      },
+    });
+    await second.run("go");
+    expect(thrown).toEqual([expect.objectContaining({ field: "remember" })]);
+  });
+});
