@@ -108,6 +108,16 @@ describe("claude: listing the CLI's own sessions (real binary)", { timeout: 240_
     expect(ids((await a.agent.listSessions({ limit: 1 })).sessions)).toEqual([second]);
   });
 
+  it("a title the user gave (/rename) is the listed title; the first prompt stays", async () => {
+    const s = await server();
+    const a = await home(s);
+    const id = await cli(a.env, ["draft the release notes"]);
+    await cli(a.env, ["/rename Release notes draft", "--resume", id]);
+    expect((await a.agent.listSessions()).sessions).toMatchObject([
+      { sessionId: id, title: "Release notes draft", firstPrompt: "draft the release notes" },
+    ]);
+  });
+
   it("filters by working directory (exactly), pages with limit and cursor without repeats, and refuses a bad query before reading", async () => {
     const s = await server();
     const a = await home(s);
