@@ -11,6 +11,8 @@ import { readTranscriptEnds } from "./transcript-summary.js";
 /** Bytes read from each end of a transcript: its first entries and its last (titles, last prompt). */
 export const TRANSCRIPT_END_BYTES = 64 * 1024;
 const READ_OP = "list claude sessions";
+/** Transcripts whose modification time is asked at once. */
+const LSTAT_BATCH = 128;
 
 /** Entries of `dir`, or none when it is missing or not a folder. */
 async function entriesOf(dir: string): Promise<Dirent[]> {
@@ -53,19 +55,28 @@ export async function listClaudeSessions(config: ClaudeConfig, query: DriverList
   const candidates: ListingPosition[] = [];
   for (const folder of await entriesOf(projects)) {
     if (!folder.isDirectory() || !wanted(folder.name)) continue;
-    for (const file of await entriesOf(join(projects, folder.name))) {
-      if (!file.isFile() || !file.name.endsWith(".jsonl")) continue;
-      const sessionId = file.name.slice(0, -".jsonl".length);
-      if (!SESSION_ID.test(sessionId)) continue;
+    const sessionIds = (await entriesOf(join(projects, folder.name)))
+      .filter((file) => file.isFile() && file.name.endsWith(".jsonl"))
+      .map((file) => file.name.slice(0, -".jsonl".length))
+      .filter((sessionId) => SESSION_ID.test(sessionId));
+    // A batch of lstat calls at a time: a folder of thousands of transcripts is not waited on one by one.
+    for (let start = 0; start < sessionIds.length; start += LSTAT_BATCH) {
       signal?.throwIfAborted();
-      let modifiedMs: number;
-      try {
-        modifiedMs = (await lstat(join(projects, folder.name, file.name))).mtimeMs;
-      } catch {
-        continue; // gone since the folder was read
-      }
-      const position = { modifiedMs, sessionId, folder: folder.name };
-      if (after === undefined || comparePositions(position, after) > 0) candidates.push(position);
+      const batch = sessionIds.slice(start, start + LSTAT_BATCH);
+      const times = await Promise.all(
+        batch.map((sessionId) =>
+          lstat(join(projects, folder.name, `${sessionId}.jsonl`)).then(
+            (stat) => stat.mtimeMs,
+            () => undefined, // gone since the folder was read
+          ),
+        ),
+      );
+      batch.forEach((sessionId, i) => {
+        const modifiedMs = times[i];
+        if (modifiedMs === undefined) return;
+        const position = { modifiedMs, sessionId, folder: folder.name };
+        if (after === undefined || comparePositions(position, after) > 0) candidates.push(position);
+      });
     }
   }
   candidates.sort(comparePositions);
