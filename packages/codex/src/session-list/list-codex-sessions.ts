@@ -1,19 +1,14 @@
 import type { DriverListSessionsQuery, SessionPage, SessionSummary } from "@adaptor/driver";
-import { spawnCli } from "@adaptor/driver/process";
-import { DriverError, ErrCode, InvalidOptionError } from "@adaptor/errors";
-import { exitOrTerminate, graceMs, JSON_RPC_METHOD_NOT_FOUND, spawnLimits, type JsonRpcConnection } from "@adaptor/driver/kit";
+import { InvalidOptionError } from "@adaptor/errors";
+import type { JsonRpcConnection } from "@adaptor/driver/kit";
 import { malformedAnswer, requestAnswer, type AnswerReader } from "../app-server/answers.js";
-import { CodexRpcError } from "../app-server/codex-rpc-error.js";
-import { codexRpc } from "../app-server/codex-rpc.js";
+import { withShortLivedAppServer } from "../app-server/short-lived-app-server.js";
 import type { CodexConfig } from "../config.js";
-import { codexEnv, commonArgs } from "../process-helpers.js";
-import type { InitializeParams } from "../protocol/generated/InitializeParams.js";
 import type { Thread } from "../protocol/generated/v2/Thread.js";
 import type { ThreadListParams } from "../protocol/generated/v2/ThreadListParams.js";
 import type { ThreadListResponse } from "../protocol/generated/v2/ThreadListResponse.js";
 import type { ThreadSourceKind } from "../protocol/generated/v2/ThreadSourceKind.js";
 
-const DEVICE = "codex";
 const METHOD = "thread/list";
 
 /**
@@ -75,8 +70,8 @@ function summary(thread: Thread): SessionSummary {
  * `CODEX_HOME`, else `~/.codex`), most recently updated first, asked of a short-lived
  * `codex app-server` (the driver's command, config and environment; `initialize`, one
  * `thread/list`, then its stdin closed and the process ended): no thread is opened and no model
- * is called. Codex keeps the threads' metadata in its own index, so the cost of a page does not grow
- * with the rollouts' sizes; it skips rollouts it cannot read itself (none is reported in `skipped`).
+ * is called. Codex answers from its own state (its thread index and rollout files) and leaves out a
+ * rollout it cannot read itself: none is reported in `skipped`.
  * Times are codex's, in whole seconds. Archived threads and subagents' threads are not listed.
  * @throws InvalidOptionError (field `cursor`) when codex refuses the cursor; DriverError `NOT_FOUND`
  * for a missing executable, `DRIVER` for any other refusal or a malformed answer (its cause the
@@ -88,51 +83,14 @@ export async function listCodexSessions(
   query: DriverListSessionsQuery,
   signal?: AbortSignal,
 ): Promise<SessionPage> {
-  signal?.throwIfAborted();
-  const proc = await spawnCli({
-    command,
-    args: ["app-server", ...commonArgs(config)],
-    cwd: config.cwd ?? process.cwd(),
-    env: codexEnv(config, query.env),
-    device: DEVICE,
-    ...spawnLimits(config),
-  });
-  const rpc: JsonRpcConnection = codexRpc(
-    proc,
-    {
-      onNotification: () => undefined,
-      onServerRequest: (message) => void rpc.respondError(message.id, JSON_RPC_METHOD_NOT_FOUND, "no turn is running"),
-    },
-    config.replyTimeoutMs,
+  const page = await withShortLivedAppServer(
+    { command, config, cwd: config.cwd ?? process.cwd(), env: query.env, signal },
+    (rpc) => list(rpc, query),
+    (err) =>
+      query.cursor !== undefined && /cursor/i.test(err.message)
+        ? new InvalidOptionError({ subject: "listSessions query", field: "cursor", reason: `codex refused it: ${err.message}` })
+        : undefined,
   );
-  const pump = (async () => {
-    try {
-      for await (const line of proc.lines()) if (line.kind === "json") rpc.accept(line.value);
-    } catch {
-      // the exit decides
-    } finally {
-      rpc.close("codex app-server exited");
-    }
-  })();
-  const onAbort = (): void => void proc.terminate();
-  signal?.addEventListener("abort", onAbort, { once: true });
-  let page: ThreadListResponse;
-  try {
-    page = await list(rpc, config, query);
-  } catch (err) {
-    signal?.throwIfAborted();
-    if (err instanceof CodexRpcError && query.cursor !== undefined && /cursor/i.test(err.message))
-      throw new InvalidOptionError({ subject: "listSessions query", field: "cursor", reason: `codex refused it: ${err.message}` });
-    if (err instanceof CodexRpcError) throw new DriverError({ op: err.method, device: DEVICE, code: ErrCode.Driver, cause: err });
-    throw err;
-  } finally {
-    signal?.removeEventListener("abort", onAbort);
-    proc.closeStdin();
-    await exitOrTerminate(proc, graceMs(config));
-    await proc.close();
-    await pump;
-  }
-  signal?.throwIfAborted();
   return {
     sessions: page.data.map(summary),
     skipped: [],
@@ -140,13 +98,7 @@ export async function listCodexSessions(
   };
 }
 
-async function list(rpc: JsonRpcConnection, config: CodexConfig, query: DriverListSessionsQuery): Promise<ThreadListResponse> {
-  const initialize: InitializeParams = {
-    clientInfo: { name: config.clientName ?? "adaptor", title: null, version: "0.1.0" },
-    capabilities: { experimentalApi: false, requestAttestation: false, optOutNotificationMethods: null },
-  };
-  await rpc.request("initialize", initialize);
-  rpc.notify("initialized");
+async function list(rpc: JsonRpcConnection, query: DriverListSessionsQuery): Promise<ThreadListResponse> {
   const params: ThreadListParams = {
     limit: query.limit,
     cursor: query.cursor ?? null,
