@@ -25,6 +25,8 @@ import {
   type PrewarmRequest,
   type DriverSink,
   type McpServerConfig,
+  type DriverListSessionsQuery,
+  type SessionPage,
 } from "@adaptor/driver";
 import { DriverError, ErrCode } from "@adaptor/errors";
 import {
@@ -69,11 +71,14 @@ import { changesMachine, toolNameOf } from "./turn/tool-call.js";
 import { parseStructured, stopReasonFailure, withSchemaInstructions } from "./turn/verdict.js";
 import { choicesOf, describeOptions, modelOption } from "./session/model-option.js";
 import { alwaysAllowedIn, checkpointData } from "./session/always-allowed.js";
+import { listAcpSessions } from "./session/list-sessions.js";
 
 /** Descriptor capabilities of an ACP agent from its config: what the protocol and the config let the driver enforce. */
 function capabilitiesOf(config: Partial<AcpConfig>): DriverCapabilities {
   return {
-    sessions: { resume: config.loadSession !== false, fork: config.loadSession !== false && config.fork === true },
+    // list: `session/list` for an agent whose `initialize` answer offers it; any other refuses the
+    // listing after `initialize` (see listSessions).
+    sessions: { resume: config.loadSession !== false, fork: config.loadSession !== false && config.fork === true, list: true },
     processReuse: true,
     structuredOutput: { native: false, prompt: true },
     // ACP has no way for a client to hand an agent skills: a run with skills is refused before launch.
@@ -415,6 +420,55 @@ export class AcpDriver implements Driver {
   /** Ends the process parked for the conversation `resumeId`, if any (see `Driver.releaseSession`). Never rejects. */
   releaseSession(resumeId: string): Promise<void> {
     return this.#pool.evict(resumeId);
+  }
+
+  /**
+   * One page of the agent's sessions through ACP's `session/list`, asked of a short-lived agent
+   * process (the config's command, arguments and environment, then `query.env`; `initialize`, the
+   * listing, then the process ended): the agent's own order, filter and fields (`sessionId`,
+   * `cwd`, `title`, `updatedAt`), its pages cut to `query.limit`. No session is opened and no model
+   * is called.
+   * @throws FeatureUnsupportedError (feature `listSessions`) when the agent's `initialize` answer
+   * has no `sessionCapabilities.list`; InvalidDriverConfigError; InvalidOptionError (field
+   * `cursor`) for a cursor this driver did not give; the spawn's DriverError (`NOT_FOUND`); a
+   * `TIMEOUT` DriverError when `initialize` or a `session/list` takes over `handshakeTimeoutMs`;
+   * the agent's error; `signal.reason` when aborted (the process is then ended).
+   */
+  async listSessions(query: DriverListSessionsQuery, signal: AbortSignal = new AbortController().signal): Promise<SessionPage> {
+    signal.throwIfAborted();
+    const config = this.#configFor({});
+    const request: DriverRequest = { runId: "list-sessions", prompt: "", ...(query.env !== undefined ? { env: query.env } : {}) };
+    const proc = await this.#start(config, request, "list-sessions", IDLE_SINK, this.#plan(config, request).offer);
+    const end = (): void => void proc.close();
+    signal.addEventListener("abort", end, { once: true });
+    try {
+      const init = await withHandshakeDeadline(proc.initialize(signal), config, this.descriptor.type, "initialize", end);
+      if (!init.agentCapabilities?.sessionCapabilities?.list)
+        throw new FeatureUnsupportedError(
+          this.descriptor.type,
+          "listSessions",
+          `${this.descriptor.displayName} does not offer session/list (no sessionCapabilities.list in its initialize answer)`,
+        );
+      return await listAcpSessions(query, (cwd, cursor) =>
+        withHandshakeDeadline(
+          proc.connection.agent.request(
+            "session/list",
+            { ...(cwd !== undefined ? { cwd } : {}), ...(cursor !== undefined ? { cursor } : {}) },
+            { cancellationSignal: signal },
+          ),
+          config,
+          this.descriptor.type,
+          "session/list",
+          end,
+        ),
+      );
+    } catch (error) {
+      signal.throwIfAborted();
+      throw error;
+    } finally {
+      signal.removeEventListener("abort", end);
+      await proc.close();
+    }
   }
 
   /** Ends every live, parked and pre-warmed agent process of this driver. Idempotent. */

@@ -214,6 +214,10 @@ export type {
   InspectModels,
   InspectCommand,
   InspectCommands,
+  ListSessionsQuery,
+  SessionPage,
+  SessionSummary,
+  SkippedSession,
 } from "@adaptor/driver";
 
 // A2A client and delegation identities (docs/errors.md "A2A client errors", "Delegation errors"),

@@ -32,6 +32,7 @@ describe("public surface", () => {
 
   it("@adaptor/driver", async () => {
     expect(Object.keys(await import("@adaptor/driver")).sort()).toEqual([
+      "DEFAULT_SESSION_PAGE_LIMIT",
       "ErrFeatureUnsupported",
       "ErrHumanDecisionModeUnsupported",
       "ErrInvalidDriverConfig",
@@ -44,6 +45,7 @@ describe("public surface", () => {
       "InvalidDriverConfigError",
       "InvalidOutputSchemaError",
       "InvalidPolicyError",
+      "MAX_SESSION_PAGE_LIMIT",
       "MCP_CONNECT_OP",
       "PEER_OPTIONS",
       "PolicyCapabilityUnsupportedError",
@@ -53,6 +55,7 @@ describe("public surface", () => {
       "assertPolicySupported",
       "checkDriverConfig",
       "checkInspectOptions",
+      "checkListSessionsQuery",
       "driverConfigRefusal",
       "inheritEnvOption",
       "peerOptionHints",
@@ -85,6 +88,7 @@ describe("public surface", () => {
       "processEnvHas",
       "rawHoldsFiles",
       "rawStreams",
+      "readFileEnds",
       "readSessionFile",
       "readSessionFileFrom",
       "spawnCli",

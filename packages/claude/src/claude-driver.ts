@@ -10,6 +10,8 @@ import {
   type DriverInspection,
   type InspectOptions,
   type SessionTransfer,
+  type DriverListSessionsQuery,
+  type SessionPage,
 } from "@adaptor/driver";
 import {
   captureConfig,
@@ -36,6 +38,7 @@ import { ClaudeSession, type TurnOutcome } from "./session/claude-session.js";
 import { addUsage } from "./session/cli-own-turns.js";
 import { claudeLaunchSignature } from "./session/launch-signature.js";
 import { inspectClaude } from "./inspect/inspect-claude.js";
+import { listClaudeSessions } from "./session-list/list-claude-sessions.js";
 import { claudeSessionTransfer, unlinkPlantedTranscripts } from "./session-state/claude-session-transfer.js";
 
 const DEVICE = "claude";
@@ -46,7 +49,8 @@ export const CLAUDE_DESCRIPTOR: DriverDescriptor = deepFreeze<DriverDescriptor>(
   displayName: "Claude Code",
   capabilities: {
     // modelSwitch: `--resume` with another `--model` continues the transcript (test/claude/model-switch.test.ts).
-    sessions: { resume: true, fork: true, fromCheckpoint: true, modelSwitch: true },
+    // list: the transcripts of the CLI home's projects folder (test/claude/list-sessions.test.ts).
+    sessions: { resume: true, fork: true, fromCheckpoint: true, modelSwitch: true, list: true },
     processReuse: true,
     // native: --json-schema, value from the result line's structured_output; prompt: instructions +
     // final text (test/structured-output.test.ts).
@@ -144,6 +148,18 @@ export class ClaudeDriver implements Driver {
   /** Checks the host without a model call; see `Driver.inspect`. */
   inspect(options?: InspectOptions): Promise<DriverInspection> {
     return inspectClaude(this, options);
+  }
+
+  /**
+   * One page of the CLI's own sessions in this host's CLI home (`configDir`, else
+   * `CLAUDE_CONFIG_DIR` of the merged environment, else `~/.claude`), most recently modified
+   * first; see `Driver.listSessions` and `listClaudeSessions`. No process is started.
+   * @throws InvalidDriverConfigError; InvalidOptionError (field `cursor`) for a cursor this driver
+   * did not give; the I/O error of an unreadable projects folder; `signal.reason` when aborted.
+   */
+  listSessions(query: DriverListSessionsQuery, signal?: AbortSignal): Promise<SessionPage> {
+    this.validateConfig();
+    return listClaudeSessions(this.config, query, signal);
   }
 
   /** @throws InvalidDriverConfigError (see {@link validateClaudeConfig}). */

@@ -36,6 +36,8 @@ const ROOTS = [
   "v2/TurnStartResponse",
   "v2/TurnInterruptParams",
   "v2/TurnInterruptResponse",
+  "v2/ThreadListParams",
+  "v2/ThreadListResponse",
   "v2/ThreadTurnsListParams",
   "v2/ThreadTurnsListResponse",
   "v2/ThreadRevertParams",

@@ -8,6 +8,8 @@ import type {
   DriverInspection,
   InspectOptions,
   SessionTransfer,
+  DriverListSessionsQuery,
+  SessionPage,
 } from "@adaptor/driver";
 import { FeatureUnsupportedError } from "@adaptor/driver";
 import { captureConfig, type CapturedConfig, IDLE_SINK, ProcessPool, StallWatchdog } from "@adaptor/driver/kit";
@@ -24,6 +26,7 @@ import { codexEnforcement, planPolicy, type CodexPolicyPlan } from "./policy.js"
 import { codexLaunchSignature } from "./session/launch-signature.js";
 import { readCheckpointData } from "./session/checkpoint-data.js";
 import { inspectCodex } from "./inspect/inspect-codex.js";
+import { listCodexSessions } from "./session-list/list-codex-sessions.js";
 import { codexSessionTransfer } from "./session-state/codex-session-transfer.js";
 
 /**
@@ -59,6 +62,18 @@ export class CodexDriver implements Driver {
   /** Checks the host without a model call; see `Driver.inspect`. */
   inspect(options?: InspectOptions): Promise<DriverInspection> {
     return inspectCodex(this, options);
+  }
+
+  /**
+   * One page of codex's threads in this host's Codex home (`codexHome`, else `CODEX_HOME` of the
+   * merged environment, else `~/.codex`), most recently updated first, from `thread/list` on a
+   * short-lived `codex app-server` (on either transport); see `Driver.listSessions` and
+   * `listCodexSessions`.
+   * @throws InvalidDriverConfigError; as `listCodexSessions`.
+   */
+  listSessions(query: DriverListSessionsQuery, signal?: AbortSignal): Promise<SessionPage> {
+    this.validateConfig();
+    return listCodexSessions(this.config.command ?? defaultCodexCommand(), this.config, query, signal);
   }
 
   /** @throws InvalidDriverConfigError (see {@link validateCodexConfig}). */

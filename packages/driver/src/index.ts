@@ -35,6 +35,16 @@ export { approvalModes } from "./policy/approval-modes.js";
 export { checkDriverConfig, driverConfigRefusal, inheritEnvOption } from "./config/check-driver-config.js";
 export { PEER_OPTIONS, peerOptionHints, type PeerOption, type PeerSdk } from "./peer-options/peer-options.js";
 export { checkInspectOptions } from "./spi/check-inspect-options.js";
+export { checkListSessionsQuery, type CheckedListSessionsQuery } from "./spi/check-list-sessions-query.js";
+export {
+  DEFAULT_SESSION_PAGE_LIMIT,
+  MAX_SESSION_PAGE_LIMIT,
+  type ListSessionsQuery,
+  type DriverListSessionsQuery,
+  type SessionSummary,
+  type SessionPage,
+  type SkippedSession,
+} from "./spi/session-list.js";
 export { MCP_CONNECT_OP, type McpServerConfig, type SkillBundle } from "./spi/mcp-server.js";
 export type {
   Usage,

@@ -3,7 +3,8 @@
 // break the protocol on purpose. The scenario is JSON in HOSTILE_ACP_SCENARIO: for each method a
 // list of steps run when the request arrives (for "session/prompt" a list of such lists, one per
 // prompt, the last one repeating; "session/prompt:<text>" holds the steps for a prompt with that
-// exact text, first). A method without steps is answered with a plain result.
+// exact text, first; "session/list:<cursor>" the steps for a listing from that cursor, "session/list:"
+// for one without). A method without steps is answered with a plain result.
 //
 // Steps (one key each, run in order):
 //   { "respond": result }          answer the request with this result
@@ -75,6 +76,7 @@ function stepsFor(method, params) {
     const index = Math.min(prompts++, all.length - 1);
     return all[index] ?? [];
   }
+  if (method === "session/list") return scenario[`session/list:${params?.cursor ?? ""}`] ?? scenario[method] ?? [];
   return scenario[method] ?? [];
 }
 

@@ -1,7 +1,17 @@
 import { AdaptorError, DriverError, ErrCode, InvalidOptionError, MAX_TIMER_MS } from "@adaptor/errors";
 import { threadBusyError } from "../errors/thread-busy.js";
 import { UnreadRawFiles } from "./unread-raw.js";
-import { checkInspectOptions, type Driver, type DriverInspection, type InspectOptions, type PrewarmRequest } from "@adaptor/driver";
+import {
+  checkInspectOptions,
+  checkListSessionsQuery,
+  FeatureUnsupportedError,
+  type Driver,
+  type DriverInspection,
+  type InspectOptions,
+  type ListSessionsQuery,
+  type PrewarmRequest,
+  type SessionPage,
+} from "@adaptor/driver";
 import { inspectDriver } from "./inspect-driver.js";
 import { v7 as uuidv7 } from "uuid";
 import { holdHostWhile } from "@adaptor/driver/kit";
@@ -144,6 +154,63 @@ export class Agent implements AsyncDisposable {
   async listThreads(query: ListThreadsQuery = {}, signal?: AbortSignal): Promise<ThreadPage> {
     const { prefix } = checkListThreadsQuery(query);
     return checkThreadPage(await storeCall("listThreads", signal, this.#catalog("listing threads").listThreads(query, signal)), prefix);
+  }
+
+  /**
+   * One page of the CLI's own sessions in this host's CLI home, most recently updated first: the
+   * conversations the CLI keeps whoever made them (the CLI by hand, an app on the Claude Agent SDK
+   * or the Codex SDK, this SDK's own runs and threads), each with its `sessionId`, working directory,
+   * title, first prompt and times where the CLI records them (see `SessionSummary`). A listed
+   * `sessionId` continues as a thread with `agent.thread(key, { adoptSession: sessionId })`. The CLI
+   * home is the one this Agent's runs use (the driver's config, then the Agent's `env`, e.g.
+   * `CLAUDE_CONFIG_DIR`, `CODEX_HOME`); sessions of other homes are not listed. No model call is
+   * made. Claude Code: its transcripts are read from their ends only (64 KiB each), no process is
+   * started. Codex: one short-lived `codex app-server` answers `thread/list` and is ended.
+   * A session file the driver cannot read is reported in the page's `skipped` and the listing goes
+   * on. Pass the page's `nextCursor` as `cursor` for the next page.
+   * @param query.cwd - only sessions made in exactly this absolute directory; default every one.
+   * @param query.limit - sessions per page, an integer in [1, 1000]; default 100.
+   * @param signal - aborts the listing (rejects with its reason; a process it started is ended).
+   * `close()` aborts a listing in flight too.
+   * @throws InvalidOptionError (subject `"listSessions query"`) naming the field, before anything
+   * is read (a relative `cwd`, a `limit` out of range, an unknown key; a `cursor` the driver did not
+   * give, when the driver reads it); FeatureUnsupportedError (`ErrFeatureUnsupported`, feature
+   * `listSessions`) for a driver without the capability (`sessions.list`); `ErrAgentClosed` after
+   * close(); InvalidDriverConfigError; DriverError for a CLI that fails to answer (`NOT_FOUND` for a
+   * missing executable); `signal`'s reason when aborted.
+   */
+  async listSessions(query: ListSessionsQuery = {}, signal?: AbortSignal): Promise<SessionPage> {
+    const { cwd, limit, cursor } = checkListSessionsQuery(query);
+    if (this.#closing) throw new AdaptorError("agent is closed", { sentinel: ErrAgentClosed });
+    signal?.throwIfAborted();
+    const driver = this.driver;
+    if (driver.descriptor.capabilities.sessions.list !== true || typeof driver.listSessions !== "function")
+      throw new FeatureUnsupportedError(driver.descriptor.type, "listSessions", "it cannot list its CLI's sessions");
+    const controller = new AbortController();
+    const release = linkSignals(controller, driver.descriptor.type, { ...(signal ? { signal } : {}) });
+    const env = this.#options.env;
+    const listing = Promise.resolve().then(() =>
+      driver.listSessions!(
+        {
+          limit,
+          ...(cwd !== undefined ? { cwd } : {}),
+          ...(cursor !== undefined ? { cursor } : {}),
+          ...(env !== undefined ? { env } : {}),
+        },
+        controller.signal,
+      ),
+    );
+    // close() cancels a listing in flight like a run, and waits for it.
+    this.#inflight.set(
+      controller,
+      listing.catch(() => undefined),
+    );
+    try {
+      return await listing;
+    } finally {
+      release();
+      this.#inflight.delete(controller);
+    }
   }
 
   /**

@@ -19,9 +19,9 @@ export const CLAUDE_SESSION_FORMAT = "claude-session/v1";
 /** The logical name of the transcript in an export. */
 const TRANSCRIPT = "transcript.jsonl";
 /** Session ids are UUIDs; anything else never becomes part of a path. */
-const SESSION_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+export const SESSION_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** Longest project folder name the CLI uses before it shortens a path and adds a hash. */
-const MAX_PROJECT_DIR = 200;
+export const MAX_PROJECT_DIR = 200;
 
 /**
  * The project folder the CLI keeps a cwd's transcripts in: every character other than an ASCII
@@ -32,6 +32,24 @@ const MAX_PROJECT_DIR = 200;
 export function claudeProjectDir(cwd: string): string {
   const name = cwd.replace(/[^a-zA-Z0-9]/g, "-");
   return name.length <= MAX_PROJECT_DIR ? name : `${name.slice(0, MAX_PROJECT_DIR)}-adaptor`;
+}
+
+/** The environment a CLI run with the extra environment `env` gets (merged as the child gets it). */
+function claudeChildEnv(config: ClaudeConfig, env: Readonly<Record<string, string>> | undefined): Record<string, string | undefined> {
+  return mergeChildEnv({
+    inheritEnv: config.inheritEnv,
+    defaultInherit: CLAUDE_INHERITED_ENV,
+    layers: [config.env, config.configDir ? { CLAUDE_CONFIG_DIR: config.configDir } : undefined, env],
+  });
+}
+
+/**
+ * The `projects` folder of the CLI home a run with the extra environment `env` uses
+ * (`configDir`, else `CLAUDE_CONFIG_DIR`, else `~/.claude`): one folder per working directory.
+ */
+export function claudeProjectsDir(config: ClaudeConfig, env: Readonly<Record<string, string>> | undefined): string {
+  const merged = claudeChildEnv(config, env);
+  return join(merged.CLAUDE_CONFIG_DIR ?? join(merged.HOME ?? homedir(), ".claude"), "projects");
 }
 
 /** Where a Claude session's transcript is kept. */
@@ -102,14 +120,8 @@ export function claudeSessionTransfer(
   evict: (resumeId: string) => Promise<void>,
   parked: (resumeId: string) => boolean,
 ): SessionTransfer {
-  const where = (location: SessionLocation): TranscriptPaths => {
-    const env = mergeChildEnv({
-      inheritEnv: config.inheritEnv,
-      defaultInherit: CLAUDE_INHERITED_ENV,
-      layers: [config.env, config.configDir ? { CLAUDE_CONFIG_DIR: config.configDir } : undefined, location.env],
-    });
-    return transcriptPaths(env, location.cwd ?? config.cwd ?? process.cwd(), location.resumeId);
-  };
+  const where = (location: SessionLocation): TranscriptPaths =>
+    transcriptPaths(claudeChildEnv(config, location.env), location.cwd ?? config.cwd ?? process.cwd(), location.resumeId);
   const holdsCheckpoint = (location: SessionLocation): ((content: Buffer) => boolean) => {
     const last = readCheckpointData(location.data)?.lastMessageId;
     const marker = last ? Buffer.from(`"uuid":"${last}"`) : undefined;

@@ -1,19 +1,14 @@
 import type { DriverFailure, DriverRequest, DriverSink } from "@adaptor/driver";
-import { spawnCli } from "@adaptor/driver/process";
-import { DriverError, ErrCode } from "@adaptor/errors";
+import type { JsonRpcConnection } from "@adaptor/driver/kit";
 import { CodexRpcError } from "../app-server/codex-rpc-error.js";
-import { exitOrTerminate, graceMs, JSON_RPC_METHOD_NOT_FOUND, spawnLimits, type JsonRpcConnection } from "@adaptor/driver/kit";
 import { requestAnswer, turnsPage } from "../app-server/answers.js";
-import { codexRpc } from "../app-server/codex-rpc.js";
+import { withShortLivedAppServer } from "../app-server/short-lived-app-server.js";
 import { resumeRefusal } from "../classify.js";
 import type { CodexConfig } from "../config.js";
-import { codexEnv, commonArgs } from "../process-helpers.js";
-import type { InitializeParams } from "../protocol/generated/InitializeParams.js";
 import type { ThreadResumeParams } from "../protocol/generated/v2/ThreadResumeParams.js";
 import type { ThreadRevertParams } from "../protocol/generated/v2/ThreadRevertParams.js";
 import type { ThreadTurnsListParams } from "../protocol/generated/v2/ThreadTurnsListParams.js";
 
-const DEVICE = "codex";
 const PAGE = 100;
 
 /** What {@link rewindExecThread} needs. */
@@ -51,60 +46,20 @@ export interface ExecRewindOutcome {
  */
 export async function rewindExecThread(init: ExecRewindInit): Promise<ExecRewindOutcome> {
   const { config, request, signal } = init;
-  signal.throwIfAborted();
-  const threadId = request.session.resumeId;
-  const proc = await spawnCli({
-    command: init.command,
-    args: ["app-server", ...commonArgs(config)],
-    cwd: request.cwd ?? config.cwd ?? process.cwd(),
-    env: codexEnv(config, request.env),
-    device: DEVICE,
-    ...spawnLimits(config),
-  });
-  const rpc: JsonRpcConnection = codexRpc(
-    proc,
+  return withShortLivedAppServer(
     {
-      onNotification: () => undefined,
-      onServerRequest: (message) => void rpc.respondError(message.id, JSON_RPC_METHOD_NOT_FOUND, "no turn is running"),
+      command: init.command,
+      config,
+      cwd: request.cwd ?? config.cwd ?? process.cwd(),
+      env: request.env,
+      signal,
     },
-    config.replyTimeoutMs,
+    (rpc) => rewind(rpc, init, request.session.resumeId),
   );
-  const pump = (async () => {
-    try {
-      for await (const line of proc.lines()) if (line.kind === "json") rpc.accept(line.value);
-    } catch {
-      // the exit decides
-    } finally {
-      rpc.close("codex app-server exited");
-    }
-  })();
-  const onAbort = (): void => void proc.terminate();
-  signal.addEventListener("abort", onAbort, { once: true });
-  let outcome: ExecRewindOutcome;
-  try {
-    outcome = await rewind(rpc, init, threadId);
-  } catch (err) {
-    if (err instanceof CodexRpcError) throw new DriverError({ op: err.method, device: DEVICE, code: ErrCode.Driver, cause: err });
-    throw err;
-  } finally {
-    signal.removeEventListener("abort", onAbort);
-    proc.closeStdin();
-    await exitOrTerminate(proc, graceMs(config));
-    await proc.close();
-    await pump;
-  }
-  signal.throwIfAborted();
-  return outcome;
 }
 
 async function rewind(rpc: JsonRpcConnection, init: ExecRewindInit, threadId: string): Promise<ExecRewindOutcome> {
-  const { config, sink } = init;
-  const initialize: InitializeParams = {
-    clientInfo: { name: config.clientName ?? "adaptor", title: null, version: "0.1.0" },
-    capabilities: { experimentalApi: false, requestAttestation: false, optOutNotificationMethods: null },
-  };
-  await rpc.request("initialize", initialize);
-  rpc.notify("initialized");
+  const { sink } = init;
   try {
     await rpc.request("thread/resume", { threadId, excludeTurns: true } satisfies ThreadResumeParams);
   } catch (err) {

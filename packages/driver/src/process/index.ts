@@ -33,3 +33,4 @@ export {
   type SessionFilePart,
 } from "./session-files.js";
 export { openRegularFile, type OpenedRegularFile, type OpenRegularFileOptions } from "./regular-file.js";
+export { readFileEnds, type FileEnds } from "./file-ends.js";

@@ -28,13 +28,16 @@ export interface DriverCapabilities {
    * resumed session continues on the run's `model` (`DriverRequest.model`) whatever model the turns
    * before it used, with its history intact; a thread's fingerprint then leaves the run's model out,
    * so a thread turn may change it. Without it a changed model makes the thread
-   * `ErrThreadIncompatible`. Defaults false.
+   * `ErrThreadIncompatible`. `list`: the driver lists the CLI's own sessions in this host's CLI
+   * home (`Driver.listSessions`, `agent.listSessions()`); without it a listing is refused
+   * (`FeatureUnsupportedError`, feature `listSessions`). Defaults false.
    */
   readonly sessions: {
     readonly resume: boolean;
     readonly fork: boolean;
     readonly fromCheckpoint?: boolean;
     readonly modelSwitch?: boolean;
+    readonly list?: boolean;
   };
   /** A live process can serve several turns of one thread. */
   readonly processReuse: boolean;

@@ -5,6 +5,7 @@ import type { HookAnswer, HookAsk } from "./hooks.js";
 import type { DriverInspection, InspectOptions } from "./inspect.js";
 import type { DriverRequest, PrewarmRequest } from "./request.js";
 import type { DriverResponse } from "./response.js";
+import type { DriverListSessionsQuery, SessionPage } from "./session-list.js";
 import type { SessionTransfer } from "./session-transfer.js";
 import type { TurnControl } from "./turn-control.js";
 
@@ -118,6 +119,18 @@ export interface Driver {
    * @throws only `signal.reason` when aborted (the probe processes are then ended).
    */
   inspect?(options?: InspectOptions): Promise<DriverInspection>;
+  /**
+   * One page of the CLI's own sessions in this host's CLI home (the home a run with `query.env`
+   * would use), most recently updated first, without a model call. Reads only what a page needs
+   * (a session file's head and tail, never a whole transcript), so its memory does not grow with
+   * the number or the size of the sessions. A session file it cannot read is reported in
+   * `skipped`, never thrown. Present only with the descriptor's `sessions.list`.
+   * @throws FeatureUnsupportedError (feature `listSessions`) when this configuration cannot list
+   * (e.g. an agent that does not advertise it); InvalidOptionError (field `cursor`) for a cursor
+   * it did not give; a DriverError when the CLI's home or the CLI itself fails; `signal.reason`
+   * when aborted (a process it started is ended first).
+   */
+  listSessions?(query: DriverListSessionsQuery, signal?: AbortSignal): Promise<SessionPage>;
   /**
    * Ends the CLI process parked between turns for the conversation `resumeId` (a checkpoint's
    * `resumeId`), if there is one: the SDK calls it when the thread it served was deleted, so

@@ -362,6 +362,8 @@ export function describeDriverConformance<F extends DriverFixture>(name: string,
         expect(typeof caps.sessions.resume).toBe("boolean");
         expect(typeof caps.sessions.fork).toBe("boolean");
         if (caps.sessions.fork) expect(caps.sessions.resume).toBe(true);
+        // A driver that declares listing has the method that lists.
+        if (caps.sessions.list === true) expect(typeof driver.listSessions).toBe("function");
       });
 
       clause(

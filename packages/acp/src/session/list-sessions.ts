@@ -1,0 +1,74 @@
+import type { ListSessionsResponse } from "@agentclientprotocol/sdk";
+import type { DriverListSessionsQuery, SessionPage, SessionSummary } from "@adaptor/driver";
+import { InvalidOptionError } from "@adaptor/errors";
+
+/**
+ * Where a listing stands: the agent's cursor of the page being read (absent: its first page) and
+ * how many of that page's sessions were given already. ACP's `session/list` has no page size, so
+ * the driver cuts the agent's pages to the host's `limit`.
+ */
+interface Position {
+  readonly agentCursor?: string;
+  readonly offset: number;
+}
+
+function encode(position: Position): string {
+  return Buffer.from(JSON.stringify([position.agentCursor ?? null, position.offset]), "utf8").toString("base64url");
+}
+
+/** @throws InvalidOptionError (field `cursor`) for a cursor {@link encode} did not make. */
+function decode(cursor: string): Position {
+  let value: unknown;
+  try {
+    value = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8"));
+  } catch {
+    value = undefined;
+  }
+  if (
+    !Array.isArray(value) ||
+    value.length !== 2 ||
+    !(value[0] === null || typeof value[0] === "string") ||
+    !Number.isSafeInteger(value[1]) ||
+    (value[1] as number) < 0
+  )
+    throw new InvalidOptionError({ subject: "listSessions query", field: "cursor", reason: "is not a cursor an ACP session listing gave" });
+  return { ...(typeof value[0] === "string" ? { agentCursor: value[0] } : {}), offset: value[1] as number };
+}
+
+function summary(info: ListSessionsResponse["sessions"][number]): SessionSummary | undefined {
+  if (typeof info?.sessionId !== "string" || info.sessionId === "") return undefined;
+  const updated = typeof info.updatedAt === "string" ? Date.parse(info.updatedAt) : Number.NaN;
+  const title = typeof info.title === "string" && info.title.trim() !== "" ? info.title : undefined;
+  return {
+    sessionId: info.sessionId,
+    ...(typeof info.cwd === "string" && info.cwd !== "" ? { cwd: info.cwd } : {}),
+    ...(title !== undefined ? { title } : {}),
+    ...(Number.isNaN(updated) ? {} : { updatedAt: new Date(updated) }),
+  };
+}
+
+/**
+ * One page of an ACP agent's sessions through `session/list` (`list(cwd, agentCursor)` sends it):
+ * the agent's own order and filter, its pages cut to `query.limit` (the protocol has no page size).
+ * An entry without a `sessionId` is left out.
+ * @throws InvalidOptionError (field `cursor`) for a cursor this listing did not give; what `list` throws.
+ */
+export async function listAcpSessions(
+  query: DriverListSessionsQuery,
+  list: (cwd: string | undefined, agentCursor: string | undefined) => Promise<ListSessionsResponse>,
+): Promise<SessionPage> {
+  let position = query.cursor !== undefined ? decode(query.cursor) : { offset: 0 };
+  const sessions: SessionSummary[] = [];
+  for (;;) {
+    const page = await list(query.cwd, position.agentCursor);
+    const listed = (Array.isArray(page.sessions) ? page.sessions : []).map(summary).filter((s) => s !== undefined);
+    const taken = listed.slice(position.offset, position.offset + query.limit - sessions.length);
+    sessions.push(...taken);
+    const end = position.offset + taken.length;
+    const next = typeof page.nextCursor === "string" && page.nextCursor !== "" ? page.nextCursor : undefined;
+    if (end < listed.length) return { sessions, skipped: [], nextCursor: encode({ ...position, offset: end }) };
+    if (next === undefined) return { sessions, skipped: [] };
+    position = { agentCursor: next, offset: 0 };
+    if (sessions.length === query.limit) return { sessions, skipped: [], nextCursor: encode(position) };
+  }
+}
