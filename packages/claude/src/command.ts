@@ -39,21 +39,30 @@ export function defaultClaudeVersion(): string | undefined {
  * `bin/claude.exe`, else the platform package's native `claude`), else `"claude"` on PATH.
  */
 export function defaultClaudeCommand(): string {
-  const require = createRequire(import.meta.url);
-  let root: string;
-  try {
-    root = dirname(require.resolve("@anthropic-ai/claude-code/package.json"));
-  } catch {
-    return "claude";
-  }
+  const root = (packageRoot ??= resolvedDir(createRequire(import.meta.url), "@anthropic-ai/claude-code/package.json"));
+  if (root === undefined) return "claude";
   const linked = join(root, "bin", "claude.exe");
   if (existsSync(linked) && statSync(linked).size > MIN_NATIVE_BYTES) return linked;
-  try {
-    const platformPackage = `@anthropic-ai/claude-code-${process.platform}-${process.arch}/package.json`;
-    const native = join(dirname(createRequire(join(root, "package.json")).resolve(platformPackage)), "claude");
-    if (existsSync(native)) return native;
-  } catch {
-    // fall through to PATH
-  }
+  const platformPackage = `@anthropic-ai/claude-code-${process.platform}-${process.arch}/package.json`;
+  const nativeRoot = (platformRoot ??= resolvedDir(createRequire(join(root, "package.json")), platformPackage));
+  if (nativeRoot !== undefined && existsSync(join(nativeRoot, "claude"))) return join(nativeRoot, "claude");
   return "claude";
+}
+
+/**
+ * The folders the claude package and its platform package resolve to, once found: every run asks
+ * {@link defaultClaudeCommand}, and a module resolution costs more than the existence checks made
+ * each time (a binary linked by a later postinstall is still seen). One not found is looked for
+ * again at the next call.
+ */
+let packageRoot: string | undefined;
+let platformRoot: string | undefined;
+
+/** The folder `specifier` resolves to from `require`; undefined when it does not resolve. */
+function resolvedDir(require: NodeJS.Require, specifier: string): string | undefined {
+  try {
+    return dirname(require.resolve(specifier));
+  } catch {
+    return undefined;
+  }
 }
