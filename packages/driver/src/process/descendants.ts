@@ -141,6 +141,22 @@ function readStat(pid: number): ProcStat | undefined {
   return { pid, ppid: Number(fields[1]), pgid: Number(fields[2]), sid: Number(fields[3]), start: fields[19] ?? "" };
 }
 
+/** This process's stat as {@link hostStat} read it in the current synchronous pass (null: not read yet). */
+let hostStatRead: ProcStat | undefined | null = null;
+
+/**
+ * This process's stat (the session and group whose members no tracker takes), read once per
+ * synchronous pass and read again in the next: the deep refreshes and catch-ups of many CLIs made
+ * together each asked for it.
+ */
+function hostStat(): ProcStat | undefined {
+  if (hostStatRead === null) {
+    hostStatRead = readStat(process.pid);
+    queueMicrotask(() => (hostStatRead = null));
+  }
+  return hostStatRead;
+}
+
 /**
  * The direct children of `pid`, from `/proc/<pid>/task/<tid>/children` of each of its threads (a
  * child is listed under the thread that started it); undefined when they cannot be read (the
@@ -269,7 +285,7 @@ export function startedIn(window: PidWindow): Iterable<ProcStat> {
 /**
  * What catch-ups made one right after the other read of `/proc` ({@link DescendantTracker.catchUp}):
  * the stat of each process started in their windows, the tag entries of each whose environment
- * is looked at, this process's stat, the start time of each parent and session leader looked at,
+ * is looked at, the start time of each parent and session leader looked at,
  * each read once for all of them. With many CLIs ending at once, each catch-up's
  * window holds the others' processes: read per tracker, that was every tracker times every process
  * started meanwhile. Lives for one synchronous pass (what it holds is what was read then).
@@ -278,18 +294,11 @@ export class CatchUpReads {
   readonly #windows = new SharedWindowReads<ProcStat>(startedIn);
   readonly #tags = new Map<number, { readonly start: string; readonly tags: readonly string[] }>();
   readonly #starts = new Map<number, string | undefined>();
-  #host: ProcStat | undefined | null = null;
   /**
    * The start time of each session leader looked at, by session id (undefined: gone or unreadable),
    * for {@link DescendantTracker.#inOlderSession}: read once for all the catch-ups.
    */
   readonly leaders = new Map<number, number | undefined>();
-
-  /** This process's stat (its session and group), read once for all the catch-ups. */
-  host(): ProcStat | undefined {
-    if (this.#host === null) this.#host = readStat(process.pid);
-    return this.#host;
-  }
 
   /** The start time of live `pid` (clock ticks since boot), read once for all the catch-ups; undefined when gone. */
   startOf(pid: number): string | undefined {
@@ -488,7 +497,7 @@ export class DescendantTracker {
    */
   #refreshSessions(all: () => Map<number, ProcStat>): void {
     if (this.#sessions.size === 0 && this.#groups.size === 0) return;
-    const host = readStat(process.pid);
+    const host = hostStat();
     const every = all();
     const lookup = (pid: number): ProcStat | undefined => every.get(pid) ?? readStat(pid);
     for (const stat of every.values()) {
@@ -628,7 +637,7 @@ export class DescendantTracker {
    * @returns false when it gave up (the host kept starting processes) or the last pid cannot be read.
    */
   catchUp(since: number | undefined, reads: CatchUpReads = new CatchUpReads()): boolean {
-    const host = reads.host();
+    const host = hostStat();
     const leaders = reads.leaders;
     /**
      * Whether `stat`'s process can carry the tag: not when its parent is older than the CLI and
