@@ -40,29 +40,30 @@ export function defaultClaudeVersion(): string | undefined {
  */
 export function defaultClaudeCommand(): string {
   const root = (packageRoot ??= resolvedDir(createRequire(import.meta.url), "@anthropic-ai/claude-code/package.json"));
-  if (root === undefined) return "claude";
+  if (root === null) return "claude";
   const linked = join(root, "bin", "claude.exe");
   if (existsSync(linked) && statSync(linked).size > MIN_NATIVE_BYTES) return linked;
   const platformPackage = `@anthropic-ai/claude-code-${process.platform}-${process.arch}/package.json`;
   const nativeRoot = (platformRoot ??= resolvedDir(createRequire(join(root, "package.json")), platformPackage));
-  if (nativeRoot !== undefined && existsSync(join(nativeRoot, "claude"))) return join(nativeRoot, "claude");
+  if (nativeRoot !== null && existsSync(join(nativeRoot, "claude"))) return join(nativeRoot, "claude");
   return "claude";
 }
 
 /**
- * The folders the claude package and its platform package resolve to, once found: every run asks
- * {@link defaultClaudeCommand}, and a module resolution costs more than the existence checks made
- * each time (a binary linked by a later postinstall is still seen). One not found is looked for
- * again at the next call.
+ * The folders the claude package and its platform package resolve to (null: they do not), resolved
+ * on the first call: every run asks {@link defaultClaudeCommand}, and a module resolution (a failed
+ * one walks every `node_modules` folder up to the root) costs far more than the existence checks,
+ * which are made at each call (a binary linked by a later postinstall is still seen). A package
+ * installed after the first call is not looked for again, as a module the host imported is not.
  */
-let packageRoot: string | undefined;
-let platformRoot: string | undefined;
+let packageRoot: string | null | undefined;
+let platformRoot: string | null | undefined;
 
-/** The folder `specifier` resolves to from `require`; undefined when it does not resolve. */
-function resolvedDir(require: NodeJS.Require, specifier: string): string | undefined {
+/** The folder `specifier` resolves to from `require`; null when it does not resolve. */
+function resolvedDir(require: NodeJS.Require, specifier: string): string | null {
   try {
     return dirname(require.resolve(specifier));
   } catch {
-    return undefined;
+    return null;
   }
 }
