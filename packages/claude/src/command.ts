@@ -39,21 +39,31 @@ export function defaultClaudeVersion(): string | undefined {
  * `bin/claude.exe`, else the platform package's native `claude`), else `"claude"` on PATH.
  */
 export function defaultClaudeCommand(): string {
-  const require = createRequire(import.meta.url);
-  let root: string;
-  try {
-    root = dirname(require.resolve("@anthropic-ai/claude-code/package.json"));
-  } catch {
-    return "claude";
-  }
+  const root = (packageRoot ??= resolvedDir(createRequire(import.meta.url), "@anthropic-ai/claude-code/package.json"));
+  if (root === null) return "claude";
   const linked = join(root, "bin", "claude.exe");
   if (existsSync(linked) && statSync(linked).size > MIN_NATIVE_BYTES) return linked;
-  try {
-    const platformPackage = `@anthropic-ai/claude-code-${process.platform}-${process.arch}/package.json`;
-    const native = join(dirname(createRequire(join(root, "package.json")).resolve(platformPackage)), "claude");
-    if (existsSync(native)) return native;
-  } catch {
-    // fall through to PATH
-  }
+  const platformPackage = `@anthropic-ai/claude-code-${process.platform}-${process.arch}/package.json`;
+  const nativeRoot = (platformRoot ??= resolvedDir(createRequire(join(root, "package.json")), platformPackage));
+  if (nativeRoot !== null && existsSync(join(nativeRoot, "claude"))) return join(nativeRoot, "claude");
   return "claude";
+}
+
+/**
+ * The folders the claude package and its platform package resolve to (null: they do not), resolved
+ * on the first call: every run asks {@link defaultClaudeCommand}, and a module resolution (a failed
+ * one walks every `node_modules` folder up to the root) costs far more than the existence checks,
+ * which are made at each call (a binary linked by a later postinstall is still seen). A package
+ * installed after the first call is not looked for again, as a module the host imported is not.
+ */
+let packageRoot: string | null | undefined;
+let platformRoot: string | null | undefined;
+
+/** The folder `specifier` resolves to from `require`; null when it does not resolve. */
+function resolvedDir(require: NodeJS.Require, specifier: string): string | null {
+  try {
+    return dirname(require.resolve(specifier));
+  } catch {
+    return null;
+  }
 }

@@ -260,7 +260,7 @@ export class ChildCliProcess implements CliProcess {
     // Once the CLI has its EOF, and while it shuts down, where orphans are handed is read for the
     // sweep at its exit: that one then reads only what changed since.
     stdin.once("finish", () => {
-      if (!this.#reaped) readOrphansAhead();
+      if (!this.#reaped) readOrphansAhead(this.#descendants);
     });
     stdin.end();
   }

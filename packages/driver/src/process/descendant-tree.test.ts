@@ -3,6 +3,8 @@ import { readdirSync, readFileSync } from "node:fs";
 import { createInterface } from "node:readline";
 import { describe, expect, it } from "vitest";
 import {
+  AHEAD_FRESH_MS,
+  aheadReads,
   DescendantTracker,
   PROCESS_TAG_VAR,
   observeCandidateStatReads,
@@ -12,6 +14,7 @@ import {
   observeEnvironReads,
   ownedCliPids,
   observeProcessScans,
+  readOrphansAhead,
   refreshDeepSoon,
   unwatchDescendants,
   pollStrategy,
@@ -549,6 +552,40 @@ describe.skipIf(process.platform !== "linux" || !hasChildrenLists)("descendant t
       killAll(all);
     }
   }, 60_000);
+
+  it("a CLI told to exit stands on a read of where orphans are handed made for it within AHEAD_FRESH_MS; one watched after that read, or one whose last read is older, reads again and adopts its tagged orphan", async () => {
+    const { clis, trackers, all } = twoTaggedClis("ahead");
+    const [first, second] = clis;
+    try {
+      all.push(first!.cli.pid!, second!.cli.pid!);
+      all.push(...(await first!.pids), ...(await second!.pids));
+      const early = new DescendantTracker(first!.cli.pid!, first!.tag);
+      watchDescendants(early);
+      trackers.push(early);
+      // A poll reads where orphans are handed for every watched CLI.
+      refreshAllTrackers("walk");
+      const afterPoll = aheadReads.count;
+      readOrphansAhead(early);
+      expect(aheadReads.count).toBe(afterPoll);
+      expect(early.pids).toContain((await first!.pids)[1]);
+      // Watched after that read: it served no search for this CLI's orphans.
+      const late = new DescendantTracker(second!.cli.pid!, second!.tag);
+      watchDescendants(late);
+      trackers.push(late);
+      readOrphansAhead(late);
+      expect(aheadReads.count).toBe(afterPoll + 1);
+      expect(late.pids).toContain((await second!.pids)[1]);
+      // No poll while nothing is watched: the last read grows older than AHEAD_FRESH_MS.
+      for (const tracker of trackers) unwatchDescendants(tracker);
+      await new Promise((resolve) => setTimeout(resolve, AHEAD_FRESH_MS + 50));
+      watchDescendants(early);
+      readOrphansAhead(early);
+      expect(aheadReads.count).toBe(afterPoll + 2);
+    } finally {
+      for (const tracker of trackers) releaseDescendants(tracker);
+      killAll(all);
+    }
+  }, 30_000);
 
   it("the CLIs a deep walk skips as other CLIs of this host are those of the trackers owned now, however watched and released", () => {
     // Pids no process has: the trackers are only bookkept here.

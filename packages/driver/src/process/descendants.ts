@@ -141,6 +141,22 @@ function readStat(pid: number): ProcStat | undefined {
   return { pid, ppid: Number(fields[1]), pgid: Number(fields[2]), sid: Number(fields[3]), start: fields[19] ?? "" };
 }
 
+/** This process's stat as {@link hostStat} read it in the current synchronous pass (null: not read yet). */
+let hostStatRead: ProcStat | undefined | null = null;
+
+/**
+ * This process's stat (the session and group whose members no tracker takes), read once per
+ * synchronous pass and read again in the next: the deep refreshes and catch-ups of many CLIs made
+ * together each asked for it.
+ */
+function hostStat(): ProcStat | undefined {
+  if (hostStatRead === null) {
+    hostStatRead = readStat(process.pid);
+    queueMicrotask(() => (hostStatRead = null));
+  }
+  return hostStatRead;
+}
+
 /**
  * The direct children of `pid`, from `/proc/<pid>/task/<tid>/children` of each of its threads (a
  * child is listed under the thread that started it); undefined when they cannot be read (the
@@ -268,14 +284,27 @@ export function startedIn(window: PidWindow): Iterable<ProcStat> {
 
 /**
  * What catch-ups made one right after the other read of `/proc` ({@link DescendantTracker.catchUp}):
- * the stat of each process started in their windows and the tag entries of each whose environment
- * is looked at, each read once for all of them. With many CLIs ending at once, each catch-up's
+ * the stat of each process started in their windows, the tag entries of each whose environment
+ * is looked at, the start time of each parent and session leader looked at,
+ * each read once for all of them. With many CLIs ending at once, each catch-up's
  * window holds the others' processes: read per tracker, that was every tracker times every process
  * started meanwhile. Lives for one synchronous pass (what it holds is what was read then).
  */
 export class CatchUpReads {
   readonly #windows = new SharedWindowReads<ProcStat>(startedIn);
   readonly #tags = new Map<number, { readonly start: string; readonly tags: readonly string[] }>();
+  readonly #starts = new Map<number, string | undefined>();
+  /**
+   * The start time of each session leader looked at, by session id (undefined: gone or unreadable),
+   * for {@link DescendantTracker.#inOlderSession}: read once for all the catch-ups.
+   */
+  readonly leaders = new Map<number, number | undefined>();
+
+  /** The start time of live `pid` (clock ticks since boot), read once for all the catch-ups; undefined when gone. */
+  startOf(pid: number): string | undefined {
+    if (!this.#starts.has(pid)) this.#starts.set(pid, readStat(pid)?.start);
+    return this.#starts.get(pid);
+  }
 
   /** {@link startedIn}, each pid read once: by ascending pid. */
   startedIn(window: PidWindow): Iterable<ProcStat> {
@@ -468,7 +497,7 @@ export class DescendantTracker {
    */
   #refreshSessions(all: () => Map<number, ProcStat>): void {
     if (this.#sessions.size === 0 && this.#groups.size === 0) return;
-    const host = readStat(process.pid);
+    const host = hostStat();
     const every = all();
     const lookup = (pid: number): ProcStat | undefined => every.get(pid) ?? readStat(pid);
     for (const stat of every.values()) {
@@ -608,9 +637,8 @@ export class DescendantTracker {
    * @returns false when it gave up (the host kept starting processes) or the last pid cannot be read.
    */
   catchUp(since: number | undefined, reads: CatchUpReads = new CatchUpReads()): boolean {
-    const host = readStat(process.pid);
-    const parentStarts = new Map<number, string | undefined>();
-    const leaders = new Map<number, number | undefined>();
+    const host = hostStat();
+    const leaders = reads.leaders;
     /**
      * Whether `stat`'s process can carry the tag: not when its parent is older than the CLI and
      * neither this process nor an ancestor of it. Such a parent is no process of the CLI (the tag
@@ -623,8 +651,7 @@ export class DescendantTracker {
       if (this.#inOlderSession(stat, leaders)) return false;
       const holders = hostAncestors();
       if (!holders || holders.has(stat.ppid)) return true;
-      if (!parentStarts.has(stat.ppid)) parentStarts.set(stat.ppid, readStat(stat.ppid)?.start);
-      const parentStart = parentStarts.get(stat.ppid);
+      const parentStart = reads.startOf(stat.ppid);
       return parentStart === undefined || !(Number(parentStart) < this.#rootStart);
     };
     const entry = this.#tag?.toString("latin1");
@@ -770,6 +797,7 @@ function adoptTaggedOrphans(): void {
     oldestRoot = Math.min(oldestRoot, Number.isNaN(tracker.rootStart) ? -Infinity : tracker.rootStart);
   }
   if (byTag.size === 0) return;
+  lastAdoption = { at: performance.now(), trackers: new WeakSet(poller.trackers) };
   for (const stat of readOrphanCandidates()) {
     if (Number(stat.start) < oldestRoot) continue; // older than every CLI: carries no tag of theirs
     for (const tag of candidateTags(stat)) {
@@ -780,13 +808,35 @@ function adoptTaggedOrphans(): void {
 }
 
 /**
+ * When {@link adoptTaggedOrphans} last read where orphans are handed (`performance.now()`, ms), and
+ * the trackers it served (those watched then).
+ */
+let lastAdoption: { readonly at: number; readonly trackers: WeakSet<DescendantTracker> } | undefined;
+
+/**
+ * How old a read by {@link adoptTaggedOrphans} may be for {@link readOrphansAhead} to stand on it
+ * instead of reading again, ms: half the poll's period, so a CLI told to exit has had its tagged
+ * orphans looked for at most that long before, where the poll alone leaves up to a whole period.
+ */
+export const AHEAD_FRESH_MS = DESCENDANT_POLL_MS / 2;
+
+/** How many times {@link readOrphansAhead} read where orphans are handed (for tests). */
+export const aheadReads = { count: 0 };
+
+/**
  * Reads where orphans are handed now, and the tag of each candidate as young as a watched CLI,
  * adopting the tagged ones ({@link adoptTaggedOrphans}): for a CLI told to exit (its stdin closed),
  * while it shuts down. The deep refresh at its exit then takes what did not change from this read
  * (the stat of a candidate whose pid was not handed out since, the tag of one already read) and
- * reads the rest. Never throws.
+ * reads the rest. When such a read that served `tracker` was made less than {@link AHEAD_FRESH_MS}
+ * before (a poll, or another CLI's exit: with many CLIs ending at once, each reading this
+ * process's children list, which holds them all, was a read per CLI of every CLI), that read
+ * stands and none is made. Never throws.
  */
-export function readOrphansAhead(): void {
+export function readOrphansAhead(tracker?: DescendantTracker): void {
+  const recent = lastAdoption;
+  if (tracker && recent && recent.trackers.has(tracker) && performance.now() - recent.at < AHEAD_FRESH_MS) return;
+  aheadReads.count++;
   adoptTaggedOrphans();
 }
 
