@@ -33,7 +33,10 @@ function switches(): Switches {
  * the host asked, before the CLI took it) and C (after), each returning unasked; `report` decides
  * what the driver says as the switch takes effect.
  */
-function switchingDriver(report: (sink: DriverSink, permission: ApprovalMode) => void, offersSwitch = true): Driver {
+function switchingDriver(
+  report: (sink: DriverSink, permission: ApprovalMode, answer: (taken: boolean) => void) => Promise<void> | void,
+  offersSwitch = true,
+): Driver {
   const base = scriptedDriver(async () => ({}));
   const host = switches();
   return {
@@ -53,7 +56,7 @@ function switchingDriver(report: (sink: DriverSink, permission: ApprovalMode) =>
       sink.emit({ type: "tool-call", phase: "start", id: "A", name: "Bash" });
       const permission = offersSwitch ? await host.next() : await hostSwitched;
       sink.emit({ type: "tool-call", phase: "start", id: "B", name: "Bash" });
-      report(sink, permission);
+      await report(sink, permission, (value) => taken(value));
       sink.emit({ type: "tool-call", phase: "start", id: "C", name: "Bash" });
       for (const id of ["A", "B", "C"]) sink.emit({ type: "tool-result", id, name: "Bash", output: "ran", isError: false });
       taken?.(true);
@@ -134,6 +137,16 @@ describe("setApprovalMode and the check of unasked calls", () => {
     );
     expect(unasked).toEqual(["A", "B", "C"]);
     expect(error).toMatchObject({ reason: "policy_violation" });
+  });
+
+  it("a driver that answers the switch without an approval.mode notice: the switch holds from its answer", async () => {
+    const answerOnly = switchingDriver(async (_sink, _permission, answer) => {
+      answer(true);
+      await new Promise<void>((resolve) => setImmediate(resolve));
+    });
+    const { error, unasked } = await run(answerOnly, "auto_approve", "ask");
+    expect(unasked).toEqual(["C"]);
+    expect(error).toMatchObject({ reason: "policy_violation", details: { toolCallIds: ["C"] } });
   });
 
   it("a driver whose turn has no setApprovalMode: the switch takes effect for the check as the host makes it", async () => {

@@ -262,8 +262,8 @@ function checked(mode: string | undefined): CheckedMode | undefined {
  */
 export class PermissionClock {
   #mode: CheckedMode | undefined;
-  /** Modes the host asked for that the driver has not yet reported in effect on the CLI. */
-  readonly #awaited = new Set<string>();
+  /** Modes the host asked for, in order, that the driver has not yet reported in effect on the CLI. */
+  #awaited: string[] = [];
 
   /** @param permission - the run's `approvals.permission` as it started (undefined: not set). */
   constructor(permission: string | undefined) {
@@ -275,20 +275,28 @@ export class PermissionClock {
     return this.#mode;
   }
 
-  /** The host switched to `permission`: in effect now, or once the driver reports it (`awaitsCli`). */
-  switched(permission: string, awaitsCli: boolean): void {
-    if (awaitsCli) this.#awaited.add(permission);
+  /**
+   * The host switched to `permission`: in effect `now`, or once the driver reports it (`cli`: its
+   * `approval.mode` notice, else its answer to the switch, `answered`, whichever comes first).
+   */
+  switched(permission: string, when: "now" | "cli" | "answered"): void {
+    if (when === "cli") this.#awaited.push(permission);
+    else if (when === "answered") this.taken(permission);
     else {
-      this.#awaited.clear();
+      this.#awaited = [];
       this.#mode = checked(permission);
     }
   }
 
-  /** The driver reported `permission` in effect on the CLI (an `approval.mode` notice). */
+  /**
+   * The driver reported `permission` in effect on the CLI (an `approval.mode` notice): the latest
+   * such switch the host asked for takes effect; switches asked for after it still wait.
+   */
   taken(permission: unknown): void {
-    if (typeof permission !== "string" || !this.#awaited.has(permission)) return;
-    this.#awaited.clear();
-    this.#mode = checked(permission);
+    const at = typeof permission === "string" ? this.#awaited.lastIndexOf(permission) : -1;
+    if (at < 0) return;
+    this.#awaited = this.#awaited.slice(at + 1);
+    this.#mode = checked(permission as string);
   }
 }
 

@@ -175,7 +175,7 @@ export async function executeRun(setup: RunSetup): Promise<Result> {
     const permissionClock = new PermissionClock(options.policy?.approvals?.permission ?? undefined);
     setup.controls?.onApprovalModes(
       (modes) => broker.setModes(modes),
-      (permission, awaitsCli) => permissionClock.switched(permission, awaitsCli),
+      (permission, when) => permissionClock.switched(permission, when),
     );
     setup.controls?.onInterrupt(() => broker.expirePending("turn interrupted"));
     if (controller.signal.aborted) broker.end("run cancelled");

@@ -37,7 +37,7 @@ export class TurnControls {
   #waiters: (() => void)[] = [];
   #applyModes: ((modes: Modes) => void) | undefined;
   /** Where a `permission` switch goes for the check of unasked calls (see {@link onApprovalModes}). */
-  #switchPermission: ((permission: ApprovalMode, awaitsCli: boolean) => void) | undefined;
+  #switchPermission: ((permission: ApprovalMode, when: "now" | "cli" | "answered") => void) | undefined;
   /** A `permission` switch made before the run could take it. */
   #pendingPermission: ApprovalMode | undefined;
   /** A `permission` switch made before the turn's controls were attached: the CLI is told when they are. */
@@ -165,15 +165,19 @@ export class TurnControls {
   /**
    * For the run: where approval mode changes go (its approval broker, `apply`), and each
    * `permission` switch as the host gave it (`inherit` unresolved) for the check of unasked calls
-   * (`switchPermission`: `awaitsCli` when the driver reports with an `approval.mode` notice the
-   * moment it took effect on the CLI; else in effect at once). Earlier changes are applied now.
+   * (`switchPermission`: `now`, in effect at once; `cli`, sent to the turn, whose driver reports
+   * with an `approval.mode` notice the moment it took effect on the CLI; `answered`, the turn
+   * answered that it took it). Earlier changes are applied now.
    */
-  onApprovalModes(apply: (modes: Modes) => void, switchPermission?: (permission: ApprovalMode, awaitsCli: boolean) => void): void {
+  onApprovalModes(
+    apply: (modes: Modes) => void,
+    switchPermission?: (permission: ApprovalMode, when: "now" | "cli" | "answered") => void,
+  ): void {
     this.#applyModes = apply;
     this.#switchPermission = switchPermission;
     if (this.#pendingModes) apply(this.#pendingModes);
     this.#pendingModes = undefined;
-    if (this.#pendingPermission !== undefined) switchPermission?.(this.#pendingPermission, false);
+    if (this.#pendingPermission !== undefined) switchPermission?.(this.#pendingPermission, "now");
     this.#pendingPermission = undefined;
   }
 
@@ -219,13 +223,17 @@ export class TurnControls {
     const pending = control?.setApprovalMode?.(permission);
     if (!pending) {
       if (!control) this.#unsentPermission = permission;
-      if (this.#switchPermission) this.#switchPermission(permission, false);
+      if (this.#switchPermission) this.#switchPermission(permission, "now");
       else this.#pendingPermission = permission;
       return true;
     }
-    this.#switchPermission?.(permission, true);
+    this.#switchPermission?.(permission, "cli");
     const settled = pending.then(
-      (taken) => taken !== false,
+      (taken) => {
+        // A driver that answered without its notice: the switch holds from its answer.
+        if (taken !== false) this.#switchPermission?.(permission, "answered");
+        return taken !== false;
+      },
       (error: unknown) => {
         if (this.#ended || this.#interruptBound?.controller.signal.aborted === true || cliGone(error)) return false;
         throw error;
