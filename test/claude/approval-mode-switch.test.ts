@@ -52,6 +52,22 @@ describe("setApprovalMode during a turn on the real claude binary", { timeout: 1
     expect(existsSync(join(h.env.workDir, "two"))).toBe(true);
   });
 
+  it("a run launched under bypassPermissions and switched to auto_deny before the prompt: the CLI asks, the SDK denies, the command does not run", async () => {
+    h = await harness([
+      { name: "first", when: whenUserSays("make it"), reply: { toolUse: { name: "Bash", input: { command: "mkdir denied" } } } },
+      { name: "done", when: whenToolResult("Bash"), reply: (view) => ({ text: view.lastToolResult?.isError ? "refused" : "ran" }) },
+    ]);
+    const stream = h.agent.stream("make it", { policy: { sandbox: "unrestricted", approvals: { permission: "auto_approve" } } });
+    await expect(stream.setApprovalMode({ permission: "auto_deny" })).resolves.toBe(true);
+    const events: AgentEvent[] = [];
+    for await (const event of stream) events.push(event);
+    expect((await stream.result()).text).toBe("refused");
+    expect(existsSync(join(h.env.workDir, "denied"))).toBe(false);
+    expect(
+      events.filter((e) => e.type === "notice" && e.kind === "approval.resolved").map((e) => e.type === "notice" && e.data?.["outcome"]),
+    ).toEqual(["denied"]);
+  });
+
   it("switched to ask before the prompt, a call the CLI still runs unasked (an allow rule of the launch) fails the run policy_violation", async () => {
     h = await harness([
       { name: "first", when: whenUserSays("make it"), reply: { toolUse: { name: "Bash", input: { command: "mkdir made" } } } },
