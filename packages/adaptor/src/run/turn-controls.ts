@@ -230,8 +230,10 @@ export class TurnControls {
     this.#switchPermission?.(permission, "cli");
     const settled = pending.then(
       (taken) => {
-        // A driver that answered without its notice: the switch holds from its answer.
+        // A driver that answered without its notice: the switch holds from its answer. A turn
+        // that ended first did not take it: the run's next turn gets it before its calls.
         if (taken !== false) this.#switchPermission?.(permission, "answered");
+        else if (!this.#ended) this.#unsentPermission = permission;
         return taken !== false;
       },
       (error: unknown) => {

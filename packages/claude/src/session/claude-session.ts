@@ -401,14 +401,14 @@ export class ClaudeSession implements PooledProcess {
           return !closed;
         },
         setApprovalMode: async (permission) => {
+          if (closed) return false;
           const taken = (): void => sink.emit(approvalModeNotice(permission));
           // The CLI already asks about every call but the read tools (the every-tool hook, or its
           // `dontAsk` mode under read_only), or the SDK answers its asks: nothing to tell it.
           if (!(permission === "ask" || permission === "auto_deny") || this.#askHook || this.#launch.askableTools !== undefined) {
             taken();
-            return !closed;
+            return true;
           }
-          if (closed) return false;
           // Launched to run calls unasked (bypassPermissions, a settings file's mode): from the
           // CLI's answer on, it asks about every call no allow rule of the launch allows.
           const id = `adaptor_set_permission_mode_${randomUUID()}`;
