@@ -132,6 +132,29 @@ describe("during a turn on the real codex app-server", { timeout: 120_000 }, () 
     expect(steered[1]!.text).toBe("what is in this picture");
   });
 
+  it("setApprovalMode is refused before it takes effect: under ask the command is still asked; under auto_approve a switch to ask asks nothing and fails nothing", async () => {
+    h = await codexHarness();
+    agent = new Agent(h.driver);
+    const asked: string[] = [];
+    const underAsk = agent.stream("SHELL_CMD echo asked > asked.txt", { policy: { approvals: { permission: "ask" } } });
+    await expect(underAsk.setApprovalMode({ permission: "auto_approve" })).rejects.toMatchObject({
+      driver: "codex",
+      feature: "setApprovalMode",
+    });
+    for await (const event of underAsk)
+      if (event.type === "approval-request") {
+        asked.push(event.request.toolName ?? "");
+        event.request.approve();
+      }
+    expect((await underAsk.result()).status).toBe("completed");
+    expect(asked).toHaveLength(1);
+    const underAuto = agent.stream("SHELL_CMD echo auto > auto.txt", { policy: { approvals: { permission: "auto_approve" } } });
+    await expect(underAuto.setApprovalMode({ permission: "ask" })).rejects.toMatchObject({ driver: "codex", feature: "setApprovalMode" });
+    const events = await drain(underAuto);
+    expect((await underAuto.result()).status).toBe("completed");
+    expect(events.filter((e) => e.type === "approval-request" || (e.type === "notice" && e.kind === "approval.unasked"))).toEqual([]);
+  });
+
   it("what codex cannot do during a turn is refused with FeatureUnsupportedError: setModel; everything on exec", async () => {
     h = await codexHarness();
     agent = new Agent(h.driver);

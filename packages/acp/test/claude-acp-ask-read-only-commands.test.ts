@@ -6,7 +6,7 @@ import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { claudeTestEnv, startAnthropicServer, type AnthropicServer, type ClaudeTestEnv } from "@adaptor/testkit";
-import { Agent, HumanDecisionModeUnsupportedError, type ApprovalRequest, type Result } from "adaptor";
+import { Agent, HumanDecisionModeUnsupportedError, InvalidDriverConfigError, type ApprovalRequest, type Result } from "adaptor";
 import { claudeAgentAcp, type AcpDriver } from "../src/index.js";
 import { claudeAcp } from "./support.js";
 
@@ -70,6 +70,13 @@ describe("a read-only shell command under approvals.permission ask on a Claude C
     await expect(run).rejects.toBeInstanceOf(HumanDecisionModeUnsupportedError);
     expect(asked).toEqual([]);
     expect(server.requests.filter((r) => r.path === "/v1/messages")).toEqual([]);
+  });
+
+  it("claudeAgentAcp() takes no sessionMeta: a settings file path cannot reach its session, refused before launch (validateConfig)", () => {
+    const sessionMeta = { claudeCode: { options: { settings: "/somewhere/settings.json" } } };
+    const driver = claudeAgentAcp({ sessionMeta } as never);
+    expect(() => driver.validateConfig()).toThrow(InvalidDriverConfigError);
+    expect(() => driver.validateConfig()).toThrow("sessionMeta is not a known option");
   });
 
   it("claude-agent-acp: the user's own allow rules (in its config dir) do not answer for the host: `ls` and `touch` are asked, denied neither runs", async () => {

@@ -125,6 +125,7 @@ describe("public surface", () => {
       "StreamJsonTurn",
       "TranscriptLog",
       "VERSION_PROBE_TIMEOUT_MS",
+      "approvalModeNotice",
       "beforeNextLine",
       "captureConfig",
       "checkVersionFloor",

@@ -491,3 +491,62 @@ describe("codex: the first terminal decides, on both transports (fake CLI)", () 
     },
   );
 });
+
+describe("codex app-server: a file change granted for the session (fake app-server)", () => {
+  /** A fileChange item of the fake's turn over `changes` ([path] or [path, move destination]). */
+  const fileChange = (id: string, changes: [string, string?][], phase: "started" | "completed"): FakeCliStep =>
+    line({
+      method: `item/${phase}`,
+      params: {
+        threadId: "t-fake",
+        turnId: "u-fake",
+        item: {
+          type: "fileChange",
+          id,
+          changes: changes.map(([path, moveTo]) => ({
+            path,
+            kind: moveTo === undefined ? { type: "add" } : { type: "update", move_path: moveTo },
+            diff: "x\n",
+          })),
+          status: phase === "started" ? "inProgress" : "completed",
+        },
+      },
+    });
+  const unasked = (id: string, changes: [string, string?][]): FakeCliStep[] => [
+    fileChange(id, changes, "started"),
+    fileChange(id, changes, "completed"),
+  ];
+
+  it("a later change codex applies unasked is covered (coveredByAsk) only when every file it names, move destinations included, was in the granted patch", async () => {
+    const driver = fake([
+      ...handshake,
+      fileChange("p1", [["/w/a.txt", "/w/m.txt"]], "started"),
+      line({
+        id: 7,
+        method: "item/fileChange/requestApproval",
+        params: { threadId: "t-fake", turnId: "u-fake", itemId: "p1", startedAtMs: 0 },
+      }),
+      { awaitStdinLine: true }, // the host's acceptForSession
+      fileChange("p1", [["/w/a.txt", "/w/m.txt"]], "completed"),
+      ...unasked("p2", [["/w/a.txt"]]),
+      ...unasked("p3", [["/w/m.txt"], ["/w/a.txt"]]),
+      ...unasked("p4", [["/w/a.txt"], ["/w/d.txt"]]),
+      ...unasked("p5", [["/w/b.txt"]]),
+      ...unasked("p6", [["/w/a.txt", "/w/elsewhere.txt"]]),
+      agentMessage("done"),
+      completed("completed"),
+      { awaitStdinLine: true },
+    ]);
+    const run = await runDriver(
+      driver,
+      { prompt: "hi", policy: { approvals: { permission: "ask" } } },
+      {
+        onApproval: () => ({ outcome: "answer", choice: "acceptForSession" }),
+      },
+    );
+    expect(run.error).toBeUndefined();
+    const covered = Object.fromEntries(run.recording.ofType("tool-result").map((r) => [r.id, r.coveredByAsk === true]));
+    // p1 was asked itself; p2, p3 touch only the granted files; p4, p5, p6 name a file outside the grant.
+    expect(covered).toEqual({ p1: false, p2: true, p3: true, p4: false, p5: false, p6: false });
+  });
+});

@@ -60,7 +60,8 @@ export async function settleAfterAbort<T>(work: Promise<T>, signal: AbortSignal,
  *   for a process that exited non-zero or by a signal gets `details.exitCode` / `details.exitSignal`
  *   when it has none;
  * - a tool that ran without an approval request under an explicit `approvals.permission` of `ask`
- *   or `auto_deny` (`unasked`, see {@link UnaskedTools}) fails the run `policy_violation`
+ *   or `auto_deny` (`unasked`, see {@link UnaskedTools}; the mode in effect when the call started,
+ *   also one `stream.setApprovalMode` set) fails the run `policy_violation`
  *   (`details.fields`, `details.toolCallIds`) whatever the driver's own failure, unless the driver
  *   already found a `policy_violation` or the host accepted the mode on best effort; the
  *   `approvals.permission` entry says not enforced, naming the calls;
@@ -113,8 +114,10 @@ function refuseUnasked(
   policy: RunPolicy | undefined,
   calls: readonly UnaskedCall[],
 ): DriverResponse {
-  const mode = policy?.approvals?.permission;
-  if (calls.length === 0 || mode === undefined) return response;
+  if (calls.length === 0) return response;
+  // The mode the calls broke: the run's own, or the one a switch during the run set.
+  const mode = calls[0]!.mode;
+  const launched = policy?.approvals?.permission;
   const field = "approvals.permission";
   const reported = response.enforcement ?? [];
   const entry = reported.find((e) => e.field === field);
@@ -124,7 +127,9 @@ function refuseUnasked(
   const which = named.join(", ") + (calls.length > NAMED_CALLS ? ` and ${String(calls.length - NAMED_CALLS)} more calls` : "");
   const detail = `${which} ran without an approval request`;
   // A driver that found the mode broken itself keeps its own entry.
-  const marked: PolicyEnforcement = entry && !entry.enforced ? entry : { field, value: mode, enforced: false, mechanisms: [], detail };
+  const switched = launched !== mode ? ` (switched to ${JSON.stringify(mode)} during the run)` : "";
+  const marked: PolicyEnforcement =
+    entry && !entry.enforced ? entry : { field, value: launched ?? mode, enforced: false, mechanisms: [], detail: detail + switched };
   const enforcement = entry ? reported.map((e) => (e === entry ? marked : e)) : [...reported, marked];
   if (response.failure?.reason === "policy_violation") return { ...response, enforcement };
   const { interrupted: _interrupted, ...ran } = response;
@@ -133,7 +138,7 @@ function refuseUnasked(
     enforcement,
     failure: {
       reason: "policy_violation",
-      message: `${device}: ${detail} under approvals.permission ${JSON.stringify(mode)}`,
+      message: `${device}: ${detail} under approvals.permission ${JSON.stringify(mode)}${launched !== mode ? ", set during the run" : ""}`,
       details: { fields: [field], toolCallIds: calls.map((call) => call.toolCallId) },
     },
   };
@@ -237,11 +242,69 @@ export interface UnaskedCall {
   readonly toolCallId: string;
   /** The tool's name as the driver reported it; `"a tool"` when it gave none. */
   readonly toolName: string;
+  /** The `permission` approval mode in effect when the call started: `ask` or `auto_deny`. */
+  readonly mode: CheckedMode;
+}
+
+/** The `permission` approval modes under which a call that runs unasked breaks the run's policy. */
+type CheckedMode = "ask" | "auto_deny";
+
+function checked(mode: string | undefined): CheckedMode | undefined {
+  return mode === "ask" || mode === "auto_deny" ? mode : undefined;
 }
 
 /**
- * Watches one driver call under an explicit `approvals.permission` of `ask` or `auto_deny` (as the
- * run started): a tool call that returned a result without error although no approval asked about
+ * The run's `permission` approval mode as the CLI applies it, for the check of unasked calls: the
+ * explicit mode the run started with, then each `stream.setApprovalMode` switch from the moment it
+ * took effect on the CLI: at once for a driver whose CLI needs no request, else at the driver's
+ * `approval.mode` notice naming a mode the host asked for (a driver cannot switch the check to a
+ * mode the host never asked for). `inherit` and `auto_approve` are not checked.
+ */
+export class PermissionClock {
+  #mode: CheckedMode | undefined;
+  /** Modes the host asked for, in order, that the driver has not yet reported in effect on the CLI. */
+  #awaited: string[] = [];
+
+  /** @param permission - the run's `approvals.permission` as it started (undefined: not set). */
+  constructor(permission: string | undefined) {
+    this.#mode = checked(permission);
+  }
+
+  /** The mode in effect now: `ask` or `auto_deny` when unasked calls break it, else undefined. */
+  get mode(): CheckedMode | undefined {
+    return this.#mode;
+  }
+
+  /**
+   * The host switched to `permission`: in effect `now`, or once the driver reports it (`cli`: its
+   * `approval.mode` notice, else its answer to the switch, `answered`, whichever comes first).
+   */
+  switched(permission: string, when: "now" | "cli" | "answered"): void {
+    if (when === "cli") this.#awaited.push(permission);
+    else if (when === "answered") this.taken(permission);
+    else {
+      this.#awaited = [];
+      this.#mode = checked(permission);
+    }
+  }
+
+  /**
+   * The driver reported `permission` in effect on the CLI (an `approval.mode` notice): the latest
+   * such switch the host asked for takes effect; switches asked for after it still wait.
+   */
+  taken(permission: unknown): void {
+    const at = typeof permission === "string" ? this.#awaited.lastIndexOf(permission) : -1;
+    if (at < 0) return;
+    this.#awaited = this.#awaited.slice(at + 1);
+    this.#mode = checked(permission as string);
+  }
+}
+
+/**
+ * Watches one driver call for tool calls that ran unasked under an explicit `approvals.permission`
+ * of `ask` or `auto_deny` (as the run started, or as `stream.setApprovalMode` switched it, see
+ * {@link PermissionClock}; each call is judged by the mode in effect when its `tool-call` started):
+ * a tool call that returned a result without error although no approval asked about
  * its id gets an `approval.unasked` notice, unless the call can have no effect: a tool the driver
  * declares its CLI runs unasked (`capabilities.askExemptTools`: Claude Code's Read, its task list),
  * or a call whose `tool-call` `kind` is `read`, `search` or `think` (ACP agents say so), or a call
@@ -252,10 +315,14 @@ export interface UnaskedCall {
  * ask, the mode the host set did not hold for it.
  */
 export class UnaskedTools {
-  readonly #mode: string | undefined;
+  readonly #clock: PermissionClock;
+  /** The mode can be checked during this call: it is now, or the host may switch it. */
+  readonly #watch: boolean;
   readonly #exempt: ReadonlySet<string>;
   readonly #asked = new Set<string>();
   readonly #names = new Map<string, string>();
+  /** The mode in effect when each call started, by call id. */
+  readonly #startedUnder = new Map<string, CheckedMode | undefined>();
   /** Calls that cannot have an effect (by their name or kind). */
   readonly #harmless = new Set<string>();
   readonly #calls: UnaskedCall[] = [];
@@ -264,11 +331,13 @@ export class UnaskedTools {
   readonly #hostTools: McpServerTools | undefined;
 
   /**
+   * @param clock - the run's permission mode over time (shared by the run's driver calls); by
+   * default the mode `policy` sets, never switched.
    * @param hostTools - the run's host-tool server (its name and its tools' names), if it has host tools.
    */
-  constructor(policy: RunPolicy | undefined, descriptor?: DriverDescriptor, hostTools?: McpServerTools) {
-    const mode = policy?.approvals?.permission;
-    this.#mode = mode === "ask" || mode === "auto_deny" ? mode : undefined;
+  constructor(policy: RunPolicy | undefined, descriptor?: DriverDescriptor, hostTools?: McpServerTools, clock?: PermissionClock) {
+    this.#clock = clock ?? new PermissionClock(policy?.approvals?.permission);
+    this.#watch = this.#clock.mode !== undefined || descriptor?.capabilities.turnControl?.approvalMode === true;
     this.#exempt = new Set(descriptor?.capabilities.askExemptTools ?? []);
     this.#hostTools = hostTools;
   }
@@ -285,27 +354,35 @@ export class UnaskedTools {
 
   /** Notes an approval the driver asked for. */
   asked(ask: ApprovalAsk): void {
-    if (this.#mode && ask.toolCallId !== undefined) this.#asked.add(ask.toolCallId);
+    if (this.#watch && ask.toolCallId !== undefined) this.#asked.add(ask.toolCallId);
   }
 
   /** The notice `event` calls for, if any. */
   observe(event: DriverEvent): DriverEvent | undefined {
-    if (!this.#mode) return undefined;
+    if (!this.#watch) return undefined;
+    if (event.type === "notice" && event.kind === "approval.mode") {
+      this.#clock.taken(event.data?.["permission"]);
+      return undefined;
+    }
     if (event.type === "tool-call") {
+      if (!this.#startedUnder.has(event.id)) this.#startedUnder.set(event.id, this.#clock.mode);
       if (event.phase === "start" || !this.#names.has(event.id)) this.#names.set(event.id, event.name);
       if (this.#exempt.has(event.name) || hasNoEffect(event.kind) || this.#isHostTool(event.name)) this.#harmless.add(event.id);
       return undefined;
     }
     if (event.type !== "tool-result" || event.isError || event.coveredByAsk === true) return undefined;
+    // A call whose start was not reported is judged by the mode in effect as it returned.
+    const mode = this.#startedUnder.has(event.id) ? this.#startedUnder.get(event.id) : this.#clock.mode;
+    if (mode === undefined) return undefined;
     if (this.#asked.has(event.id) || this.#harmless.has(event.id)) return undefined;
     const toolName = event.name ?? this.#names.get(event.id) ?? "a tool";
     if (this.#exempt.has(toolName) || this.#isHostTool(event.name)) return undefined;
-    this.#calls.push({ toolCallId: event.id, toolName });
+    this.#calls.push({ toolCallId: event.id, toolName, mode });
     return {
       type: "notice",
       kind: "approval.unasked",
-      message: `${toolName} ran without an approval request under approvals.permission "${this.#mode}"`,
-      data: { toolCallId: event.id, toolName, mode: this.#mode },
+      message: `${toolName} ran without an approval request under approvals.permission "${mode}"`,
+      data: { toolCallId: event.id, toolName, mode },
     };
   }
 }

@@ -25,6 +25,7 @@ import {
   checkDriverResponse,
   driverStopMs,
   ForeignEvents,
+  PermissionClock,
   settleAfterAbort,
   UnaskedTools,
   withoutUnaskedInterrupt,
@@ -170,7 +171,12 @@ export async function executeRun(setup: RunSetup): Promise<Result> {
       rememberAllowRefused: options.policy?.sandbox === "read_only" ? 'policy.sandbox is "read_only"' : undefined,
     });
     approvals = broker;
-    setup.controls?.onApprovalModes((modes) => broker.setModes(modes));
+    // The permission mode the CLI applies, over the run's switches: each unasked call is judged by it.
+    const permissionClock = new PermissionClock(options.policy?.approvals?.permission ?? undefined);
+    setup.controls?.onApprovalModes(
+      (modes) => broker.setModes(modes),
+      (permission, when) => permissionClock.switched(permission, when),
+    );
     setup.controls?.onInterrupt(() => broker.expirePending("turn interrupted"));
     if (controller.signal.aborted) broker.end("run cancelled");
     budget?.resume();
@@ -229,6 +235,7 @@ export async function executeRun(setup: RunSetup): Promise<Result> {
           request.policy,
           driver.descriptor,
           setup.tools ? { name: HOST_TOOL_SERVER_NAME, tools: setup.tools.tools.map((tool) => tool.name) } : undefined,
+          permissionClock,
         );
         const foreign = new ForeignEvents();
         const sink: DriverSink = {

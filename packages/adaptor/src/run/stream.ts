@@ -141,10 +141,14 @@ export class Stream implements AsyncIterable<AgentEvent> {
    * (kinds left out keep their mode; `inherit` is the kind's default). Asks already waiting for the
    * host keep waiting; later ones follow the new modes (e.g. `{ permission: "auto_approve" }`
    * approves the next tool calls without an `approval-request` event, recorded in the
-   * `approval.resolved` notice with `data.auto`). Only for a driver whose CLI sends the SDK every
-   * ask whatever the modes it was launched with (`capabilities.turnControl.approvalMode`).
+   * `approval.resolved` notice with `data.auto`). A `permission` switch also reaches the CLI where
+   * it must be told to ask (Claude Code launched to run calls unasked); a `notice` `approval.mode`
+   * marks when it took effect there, and a tool call that then runs unasked under `ask` or
+   * `auto_deny` fails the run `policy_violation` (each call judged by the mode in effect when it
+   * started). Only for a driver that declares `capabilities.turnControl.approvalMode`.
    *
-   * @returns `true` once applied; `false` when the run had ended.
+   * @returns `true` once applied (a switch the CLI must be told of: once it took effect there);
+   * `false` when the run (or the turn, before the CLI took the switch) had ended.
    * @throws FeatureUnsupportedError (rejected) when the driver does not declare it;
    * HumanDecisionModeUnsupportedError (rejected) for a mode the driver does not support for that
    * kind; TypeError (rejected) for `modes` that is not an object (a string such as

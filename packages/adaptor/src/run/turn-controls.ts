@@ -37,6 +37,12 @@ export class TurnControls {
   #ended = false;
   #waiters: (() => void)[] = [];
   #applyModes: ((modes: Modes) => void) | undefined;
+  /** Where a `permission` switch goes for the check of unasked calls (see {@link onApprovalModes}). */
+  #switchPermission: ((permission: ApprovalMode, when: "now" | "cli" | "answered") => void) | undefined;
+  /** A `permission` switch made before the run could take it. */
+  #pendingPermission: ApprovalMode | undefined;
+  /** A `permission` switch made before the turn's controls were attached: the CLI is told when they are. */
+  #unsentPermission: ApprovalMode | undefined;
   #onInterrupt: (() => void) | undefined;
   #pendingModes: Modes | undefined;
   readonly #interruptBound: InterruptBound | undefined;
@@ -71,6 +77,11 @@ export class TurnControls {
   attach(control: TurnControl): () => void {
     if (this.#ended) return () => undefined;
     this.#control = control;
+    // A switch the host made before the turn started reaches the CLI ahead of the turn's calls
+    // (its check applies already); a failure is the turn's, the host's call having resolved.
+    const unsent = this.#unsentPermission;
+    this.#unsentPermission = undefined;
+    if (unsent !== undefined) void control.setApprovalMode?.(unsent)?.catch(() => undefined);
     this.#wake();
     return () => {
       if (this.#control === control) this.#control = undefined;
@@ -85,6 +96,7 @@ export class TurnControls {
     this.#resolveEnded();
     this.#control = undefined;
     this.#applyModes = undefined;
+    this.#switchPermission = undefined;
     this.#wake();
   }
 
@@ -151,22 +163,37 @@ export class TurnControls {
     this.#onInterrupt = expire;
   }
 
-  /** For the run: where approval mode changes go (its approval broker); earlier changes are applied now. */
-  onApprovalModes(apply: (modes: Modes) => void): void {
+  /**
+   * For the run: where approval mode changes go (its approval broker, `apply`), and each
+   * `permission` switch as the host gave it (`inherit` unresolved) for the check of unasked calls
+   * (`switchPermission`: `now`, in effect at once; `cli`, sent to the turn, whose driver reports
+   * with an `approval.mode` notice the moment it took effect on the CLI; `answered`, the turn
+   * answered that it took it). Earlier changes are applied now.
+   */
+  onApprovalModes(
+    apply: (modes: Modes) => void,
+    switchPermission?: (permission: ApprovalMode, when: "now" | "cli" | "answered") => void,
+  ): void {
     this.#applyModes = apply;
+    this.#switchPermission = switchPermission;
     if (this.#pendingModes) apply(this.#pendingModes);
     this.#pendingModes = undefined;
+    if (this.#pendingPermission !== undefined) switchPermission?.(this.#pendingPermission, "now");
+    this.#pendingPermission = undefined;
   }
 
   /**
    * Applies `modes` to the asks of the rest of the run: `true` once applied (before the run's
    * approval broker exists: kept for it), `false` when the run has ended. `inherit` is the kind's
-   * default, as at launch.
+   * default, as at launch. A `permission` switch also goes to the running turn's
+   * `TurnControl.setApprovalMode` when the driver offers it (then `true` once the CLI took it,
+   * `false` when the turn ended first); one made before the turn's controls were attached is
+   * applied to the run's checks at once and sent to the CLI as they are.
    * @throws FeatureUnsupportedError when the driver does not declare `turnControl.approvalMode`;
    * HumanDecisionModeUnsupportedError for a mode its descriptor does not list; TypeError for
    * `modes` that is not an object, or an unknown kind.
    */
-  approvalModes(modes: ApprovalModes): boolean {
+  approvalModes(modes: ApprovalModes): boolean | Promise<boolean> {
     const { type, capabilities } = this.#descriptor;
     if (capabilities.turnControl?.approvalMode !== true) {
       throw new FeatureUnsupportedError(type, "setApprovalMode", "its CLI decides at launch which tool calls it asks about");
@@ -192,7 +219,31 @@ export class TurnControls {
     if (this.#ended) return false;
     if (this.#applyModes) this.#applyModes(resolved);
     else this.#pendingModes = { ...this.#pendingModes, ...resolved };
-    return true;
+    const permission = modes.permission;
+    if (permission === undefined) return true;
+    const control = this.#control;
+    const pending = control?.setApprovalMode?.(permission);
+    if (!pending) {
+      if (!control) this.#unsentPermission = permission;
+      if (this.#switchPermission) this.#switchPermission(permission, "now");
+      else this.#pendingPermission = permission;
+      return true;
+    }
+    this.#switchPermission?.(permission, "cli");
+    const settled = pending.then(
+      (taken) => {
+        // A driver that answered without its notice: the switch holds from its answer. A turn
+        // that ended first did not take it: the run's next turn gets it before its calls.
+        if (taken !== false) this.#switchPermission?.(permission, "answered");
+        else if (!this.#ended) this.#unsentPermission = permission;
+        return taken !== false;
+      },
+      (error: unknown) => {
+        if (this.#ended || this.#interruptBound?.controller.signal.aborted === true || cliGone(error)) return false;
+        throw error;
+      },
+    );
+    return Promise.race([settled, this.#ended$]);
   }
 
   /** Ends the run like a cancel when it is still going `afterMs` after the first interrupt. */

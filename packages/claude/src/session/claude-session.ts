@@ -12,6 +12,7 @@ import type {
 } from "@adaptor/driver";
 import { DriverError, ErrCode } from "@adaptor/errors";
 import {
+  approvalModeNotice,
   BACKGROUND_ENDED_MESSAGE,
   endTurnBackground,
   exitOrTerminate,
@@ -415,6 +416,22 @@ export class ClaudeSession implements PooledProcess {
           await this.#setModel(model, answers, turn, reportModels);
           // The result came first: the switch reached no model request of this turn.
           return !closed;
+        },
+        setApprovalMode: async (permission) => {
+          if (closed) return false;
+          const taken = (): void => sink.emit(approvalModeNotice(permission));
+          // The CLI already asks about every call but the read tools (the every-tool hook, or its
+          // `dontAsk` mode under read_only), or the SDK answers its asks: nothing to tell it.
+          if (!(permission === "ask" || permission === "auto_deny") || this.#askHook || this.#launch.askableTools !== undefined) {
+            taken();
+            return true;
+          }
+          // Launched to run calls unasked (bypassPermissions, a settings file's mode): from the
+          // CLI's answer on, it asks about every call no allow rule of the launch allows.
+          const id = `adaptor_set_permission_mode_${randomUUID()}`;
+          const answered = answers.wait(id, "set_permission_mode", taken);
+          await proc.writeJson({ type: "control_request", request_id: id, request: { subtype: "set_permission_mode", mode: "default" } });
+          return (await answered) !== null;
         },
       });
       // Requests the host made before the turn started are written now (they waited for the controls).

@@ -12,11 +12,17 @@ type Answer = Record<string, unknown> | undefined | null;
  * `DRIVER` naming the request), or with `null` when the turn ends without one.
  */
 export class ControlAnswers {
-  readonly #pending = new Map<string, { op: string; resolve: (answer: Answer) => void; reject: (error: unknown) => void }>();
+  readonly #pending = new Map<
+    string,
+    { op: string; resolve: (answer: Answer) => void; reject: (error: unknown) => void; onSuccess?: (() => void) | undefined }
+  >();
 
-  /** A promise for the answer to `requestId` (`op` names it in errors). */
-  wait(requestId: string, op: string): Promise<Answer> {
-    return new Promise<Answer>((resolve, reject) => this.#pending.set(requestId, { op, resolve, reject }));
+  /**
+   * A promise for the answer to `requestId` (`op` names it in errors). `onSuccess` runs as a
+   * success answer is read, before any later line of the CLI is handled.
+   */
+  wait(requestId: string, op: string, onSuccess?: () => void): Promise<Answer> {
+    return new Promise<Answer>((resolve, reject) => this.#pending.set(requestId, { op, resolve, reject, onSuccess }));
   }
 
   /** How many requests still wait for their answer. */
@@ -32,7 +38,10 @@ export class ControlAnswers {
     this.#pending.delete(response.request_id);
     if (response.subtype === "error") {
       waiter.reject(new DriverError({ op: waiter.op, device: "claude", code: ErrCode.Driver, cause: String(response.error) }));
-    } else waiter.resolve(isRecord(response.response) ? response.response : undefined);
+    } else {
+      waiter.onSuccess?.();
+      waiter.resolve(isRecord(response.response) ? response.response : undefined);
+    }
   }
 
   /** The turn ended: requests still unanswered resolve `null` (they were written; the turn is over). */

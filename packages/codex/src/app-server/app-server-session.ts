@@ -60,6 +60,7 @@ import {
   refusesCall,
 } from "./approvals.js";
 import { requestAnswer, threadOpened, turnStarted, turnsPage, type ThreadOpened } from "./answers.js";
+import { SessionGrants } from "./session-grants.js";
 import { AppServerCancellation } from "./cancellation.js";
 import { CodexRpcError, isTurnEnded, turnControlError } from "./codex-rpc-error.js";
 import { codexRpc } from "./codex-rpc.js";
@@ -177,10 +178,10 @@ export class AppServerSession implements PooledProcess {
   readonly #mcpStartup: McpStartup | undefined;
   readonly #graceMs: number;
   /**
-   * The commands (with their working directory) the host answered "for this session"
-   * (`acceptForSession`) on this codex session: codex runs them again unasked, covered by that answer.
+   * What the host answered "for this session" (`acceptForSession`) on this codex session: commands
+   * (with their working directory) and files codex then runs or changes again unasked, covered by that answer.
    */
-  readonly #sessionGrants = new Set<string>();
+  readonly #sessionGrants = new SessionGrants();
   readonly #rpc: JsonRpcConnection;
   readonly #pump: Promise<void>;
   #readError: unknown;
@@ -451,7 +452,7 @@ export class AppServerSession implements PooledProcess {
       limit.observe(event);
     }, this.#config.maxModelRetries ?? MAX_MODEL_RETRIES);
     turn.previousTotal = this.#threadTotal;
-    turn.grantedForSession = (command, cwd) => this.#sessionGrants.has(grantKey(command, cwd));
+    turn.grantedForSession = (item) => this.#sessionGrants.covers(item);
     let markTurnDone: () => void = () => undefined;
     const nextTurnDone = (): Promise<void> =>
       new Promise<void>((resolve) => {
@@ -1047,6 +1048,7 @@ export class AppServerSession implements PooledProcess {
           decline(message);
           return;
         }
+        if (ask.toolCallId !== undefined) turn.askedCalls.add(ask.toolCallId);
         const asked = sink.requestApproval(ask);
         const handled = asked
           .then(
@@ -1055,11 +1057,7 @@ export class AppServerSession implements PooledProcess {
               if (effective.outcome === "deny") await this.#tellDenyReason(message, ask, effective.reason, sink);
               const result = approvalAnswer(message.method, effective);
               if (refusesCall(result)) denied(ask);
-              else if (grantsForSession(result)) {
-                const input = ask.input as { command?: unknown; cwd?: unknown } | undefined;
-                if (typeof input?.command === "string")
-                  this.#sessionGrants.add(grantKey(input.command, typeof input.cwd === "string" ? input.cwd : null));
-              }
+              else if (grantsForSession(result)) this.#sessionGrants.grant(ask.input);
               return result;
             },
             () => approvalAnswer(message.method, { outcome: "deny", reason: "approval failed" }),
@@ -1272,9 +1270,4 @@ function rolloutIdentity(path: string): string | undefined {
   } catch {
     return undefined;
   }
-}
-
-/** The key of a command granted for the session ({@link AppServerSession}'s grants). */
-function grantKey(command: string, cwd: string | null): string {
-  return `${cwd ?? ""}\u0000${command}`;
 }

@@ -590,20 +590,21 @@ export class AppServerTurnState {
   }
 
   /**
-   * Whether a command codex ran without asking was covered by an ask the host answered "for this
-   * session" earlier (`acceptForSession`): its `tool-result` is then marked `coveredByAsk`. None by default.
+   * Whether a command or file change codex ran without asking was covered by an ask the host
+   * answered "for this session" earlier (`acceptForSession`): its `tool-result` is then marked
+   * `coveredByAsk`. None by default.
    */
-  grantedForSession: ((command: string, cwd: string | null) => boolean) | undefined;
+  grantedForSession: ((item: ThreadItem) => boolean) | undefined;
+
+  /** The ids of the calls codex asked the host about in this turn (never marked `coveredByAsk`: their own ask decided them). */
+  readonly askedCalls = new Set<string>();
 
   /** Answers the tool call `item` with `result`: its `tool-result` event and transcript item. */
   #result(item: ThreadItem, name: string, result: { output: string; isError: boolean; exitCode?: number }): void {
     this.#open.delete(item.id);
     const { output, isError, exitCode } = result;
     const code = exitCode !== undefined ? { exitCode } : {};
-    const covered =
-      item.type === "commandExecution" && this.grantedForSession?.(item.command, item.cwd ?? null) === true
-        ? { coveredByAsk: true as const }
-        : {};
+    const covered = !this.askedCalls.has(item.id) && this.grantedForSession?.(item) === true ? { coveredByAsk: true as const } : {};
     this.transcript.push({ kind: "tool-result", toolCallId: item.id, toolName: name, text: output, isError, ...code });
     this.#emit({ type: "tool-result", id: item.id, name, output, isError, ...code, ...covered });
   }

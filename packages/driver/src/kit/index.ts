@@ -37,6 +37,7 @@ export { responseExit } from "./cancel/response-exit.js";
 export { describeExit, type ExitCause } from "./cancel/exit-description.js";
 export { NOT_ENFORCED_BY_RULE, reportEnforcement, type EnforcementRule } from "./policy/report-enforcement.js";
 export { hasNoEffect } from "./policy/tool-kinds.js";
+export { approvalModeNotice } from "./policy/approval-mode-notice.js";
 export { mcpToolOf, type McpServerTools, type McpToolCallNames, type McpToolRef } from "./tool-call/mcp-tool-of.js";
 export { knownInput } from "./tool-call/known-input.js";
 export { sessionInit, type SessionOpened } from "./session-init.js";

@@ -118,8 +118,9 @@ export interface DriverCapabilities {
    * What a host can do to a running turn (see `TurnControl`): `interrupt` stops it and keeps the
    * conversation and process for the next turn; `send` gives it another user message, and
    * `sendImages` one that carries images (as a prompt's); `setModel`
-   * switches its model; `approvalMode`: the CLI sends the SDK every ask whatever the approval modes
-   * it was launched with, so the SDK can apply new modes to the rest of the run. Absent or false:
+   * switches its model; `approvalMode`: the SDK can apply new approval modes to the rest of the
+   * run, the CLI sending it every ask the new `permission` mode needs (the CLI asks the same
+   * whatever the launch modes, or its `TurnControl.setApprovalMode` makes it ask). Absent or false:
    * the stream's matching method is refused (`FeatureUnsupportedError`).
    */
   readonly turnControl?: {

@@ -83,7 +83,8 @@ export interface ToolResultEvent {
   /**
    * True when an approval the host answered covered this call although it did not name the call's
    * id (an ACP agent's command run in a host terminal whose `terminal/create` the host itself asked
-   * about and approved). Such a call is not one that ran unasked: it gets no `approval.unasked`
+   * about and approved; a command or patch Codex ran unasked within an earlier `acceptForSession`
+   * answer: the same command in the same folder, a patch of only the granted patch's files). Such a call is not one that ran unasked: it gets no `approval.unasked`
    * notice and does not fail the run. Absent otherwise.
    */
   readonly coveredByAsk?: true;

@@ -1,3 +1,4 @@
+import type { ApprovalMode } from "./descriptor.js";
 import type { PromptImage } from "./request.js";
 
 /**
@@ -29,4 +30,14 @@ export interface TurnControl {
    * the turn had ended (or will make no further model request) before the switch could apply to it.
    */
   setModel?(model: string): Promise<boolean | void>;
+  /**
+   * Makes the CLI ask under `permission` (the host's new `permission` approval mode, as
+   * `stream.setApprovalMode` was given it) for the rest of the turn, where the CLI's own mode
+   * decides which calls it asks about. The driver emits a `notice` of kind `approval.mode`
+   * (`data.permission`: this `permission`) at the moment the switch took effect on the CLI (the CLI
+   * answered it, or at once when the CLI needs no request), before the events of any tool call
+   * started after it: the SDK judges each call that ran unasked by the mode in effect when its
+   * `tool-call` started. Absent: the switch takes effect for the SDK's checks as the host makes it.
+   */
+  setApprovalMode?(permission: ApprovalMode): Promise<boolean | void>;
 }
