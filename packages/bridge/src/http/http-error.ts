@@ -21,6 +21,7 @@ export type BridgeErrorCode =
   | "approval_expired"
   | "approval_kind_mismatch"
   | "approval_invalid_choice"
+  | "approval_invalid_remember"
   | "approval_edit_unsupported"
   | "resume_unsupported"
   | "thread_unsupported"

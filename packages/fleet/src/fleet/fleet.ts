@@ -1,8 +1,8 @@
 import { randomUUID } from "node:crypto";
 import pg from "pg";
 import { PgBoss } from "pg-boss";
-import { checkRunInput, type Prompt, type PromptPart, type RunOptions } from "adaptor";
-import { askFactsOf, decisionRefusal, DEFAULT_DENY_REASON, EDIT_UNSUPPORTED_REASON } from "adaptor/internal";
+import { checkRunInput, type Prompt, type PromptPart, type RememberRule, type RunOptions } from "adaptor";
+import { askFactsOf, decisionRefusal, DEFAULT_DENY_REASON, EDIT_UNSUPPORTED_REASON, rememberError } from "adaptor/internal";
 import { AdaptorError, DriverError, ErrCode, InvalidOptionError } from "@adaptor/errors";
 import { postgresErrorCode } from "@adaptor/errors/internal";
 import { checkThreadKey, type StoredApprovalDecision, type ThreadStore } from "@adaptor/threadstore";
@@ -23,7 +23,14 @@ import type { FleetCore } from "./fleet-core.js";
 import type { FleetOptions } from "./fleet-options.js";
 import { checkOpen, resolveOptions } from "./resolved-options.js";
 import { checkPendingOptions } from "./check-pending.js";
-import { checkDecisionShape, checkPayloadSize, checkRunId, checkSubmitOptions, jsonRunOptions } from "./check-submit.js";
+import {
+  checkDecisionShape,
+  checkPayloadSize,
+  checkRunId,
+  checkSubmitOptions,
+  jsonRunOptions,
+  type FleetApprovalDecision,
+} from "./check-submit.js";
 import { checkApprovalId, checkDrainOptions, checkPruneAge, checkWorkerAgent, checkWorkerOptions, MAX_TIMER_MS } from "./check-calls.js";
 
 /** The run options a submitted run may carry: JSON only (no signal, handlers, hooks, tools or schemas, which live on the worker's Agent). */
@@ -77,9 +84,9 @@ export interface FleetApproval {
   readonly status: "pending" | "answered" | "closed";
   /**
    * The answer recorded (the first one, as the worker applies it: an edited input the agent
-   * cannot run recorded as the deny it became), when `status` is `answered`.
+   * cannot run recorded as the deny it became; with the `remember` rule it was given), when `status` is `answered`.
    */
-  readonly decision?: StoredApprovalDecision;
+  readonly decision?: FleetApprovalDecision;
 }
 
 /** A pending approval as {@link Fleet.pendingApprovals} lists it: what {@link Fleet.approval} reads, with its run's thread key and when it was asked. */
@@ -560,7 +567,7 @@ export class Fleet implements AsyncDisposable {
    */
   async answer(
     approvalId: string,
-    decision: StoredApprovalDecision | { readonly outcome: "deny"; readonly reason?: string },
+    decision: FleetApprovalDecision | { readonly outcome: "deny"; readonly reason?: string; readonly remember?: RememberRule },
   ): Promise<void> {
     try {
       await this.#answer(approvalId, withDenyReason(decision));
@@ -569,7 +576,7 @@ export class Fleet implements AsyncDisposable {
     }
   }
 
-  async #answer(approvalId: string, decision: StoredApprovalDecision): Promise<void> {
+  async #answer(approvalId: string, decision: FleetApprovalDecision): Promise<void> {
     checkApprovalId(approvalId, "fleet answer");
     checkDecisionShape(decision, "fleet answer");
     if (this.#state === "closed") throw new FleetClosedError("answer", "closed");
@@ -579,13 +586,49 @@ export class Fleet implements AsyncDisposable {
     const found = await tables.approval(approvalId);
     if (!found) throw new ApprovalNotPendingError(approvalId, "unknown");
     // What the request's own methods would refuse is refused before anything is recorded.
-    const refused = decisionRefusal(askFactsOf(approvalId, found.request), decision, "fleet answer");
+    const { remember, ...rest } = decision as FleetApprovalDecision & { readonly remember?: RememberRule };
+    const answered = rest as StoredApprovalDecision;
+    if (remember !== undefined) await this.#checkRemember(approvalId, found, decision);
+    const refused = decisionRefusal(askFactsOf(approvalId, found.request), answered, "fleet answer");
     if (refused && !refused.denies) throw refused.error;
     // An edit the agent cannot run denies the request, as approve() does on the worker.
-    const recorded: StoredApprovalDecision = refused ? { outcome: "deny", reason: EDIT_UNSUPPORTED_REASON } : decision;
+    const recorded: FleetApprovalDecision = refused ? { outcome: "deny", reason: EDIT_UNSUPPORTED_REASON } : decision;
     const outcome = await tables.answerApproval(approvalId, toJsonEvent(recorded));
     if (!("runId" in outcome)) throw new ApprovalNotPendingError(approvalId, outcome.status);
     if (refused) throw refused.error;
+  }
+
+  /**
+   * Refuses the rule of `decision` (an answer to approval `approvalId`, whose stored request and
+   * run are `found`) as the worker's `request.approve({ remember })` / `deny(reason, { remember })`
+   * would: a malformed rule, one that does not match the request, one on a `question` or
+   * `plan_review`, an allow with an edited input or in a run whose `policy.sandbox` is `read_only`.
+   * @throws InvalidOptionError (subject `"fleet answer"`, field `remember` or `remember.<field>`).
+   */
+  async #checkRemember(
+    approvalId: string,
+    found: { readonly runId: string; readonly request: JsonValue },
+    decision: { readonly outcome: string; readonly updatedInput?: unknown; readonly remember?: unknown },
+  ): Promise<void> {
+    const remember = (decision as { remember?: unknown }).remember;
+    const request = (typeof found.request === "object" && found.request !== null ? found.request : {}) as Record<string, unknown>;
+    const ask = {
+      id: approvalId,
+      kind: String(request["kind"]),
+      toolName: typeof request["toolName"] === "string" ? request["toolName"] : undefined,
+      input: request["input"],
+    };
+    const invalid = rememberError(remember, ask, "fleet answer");
+    if (invalid) throw invalid;
+    if (decision.outcome !== "approve") return;
+    const refuse = (reason: string): InvalidOptionError => new InvalidOptionError({ subject: "fleet answer", field: "remember", reason });
+    if (decision.updatedInput !== undefined)
+      throw refuse("cannot be given with updatedInput (a remembered rule approves later calls as the CLI proposes them)");
+    const run = await this.#core.tables.run(found.runId);
+    const policy = run?.options["policy"];
+    const sandbox = typeof policy === "object" && policy !== null ? (policy as Record<string, unknown>)["sandbox"] : undefined;
+    if (sandbox === "read_only")
+      throw refuse('an allow cannot be remembered in this run: policy.sandbox is "read_only" (approve without remember, or remember a deny)');
   }
 
   /**
@@ -604,7 +647,7 @@ export class Fleet implements AsyncDisposable {
     });
     if (!found) return undefined;
     const { decision, ...rest } = found;
-    return { id: approvalId, ...rest, ...(decision !== undefined ? { decision: decision as unknown as StoredApprovalDecision } : {}) };
+    return { id: approvalId, ...rest, ...(decision !== undefined ? { decision: decision as unknown as FleetApprovalDecision } : {}) };
   }
 
   /**
@@ -782,9 +825,9 @@ function promptText(prompt: readonly PromptPart[]): string {
 }
 
 /** `decision`, a deny without `reason` given the one `request.deny()` gives (anything else as it is, for the checks). */
-function withDenyReason(decision: StoredApprovalDecision | { readonly outcome: "deny"; readonly reason?: string }): StoredApprovalDecision {
+function withDenyReason(decision: FleetApprovalDecision | { readonly outcome: "deny"; readonly reason?: string }): FleetApprovalDecision {
   const given = decision as { outcome?: unknown; reason?: unknown } | null;
   if (typeof given === "object" && given !== null && given.outcome === "deny" && given.reason === undefined)
     return { ...(decision as object), outcome: "deny", reason: DEFAULT_DENY_REASON };
-  return decision as StoredApprovalDecision;
+  return decision as FleetApprovalDecision;
 }
