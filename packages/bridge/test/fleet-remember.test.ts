@@ -48,7 +48,10 @@ if (!PG_URL) {
       expect(await answer.json()).toEqual({ id: request.id, status: "approved" });
       const rest = await readUntil(messages, (m) => m.data["type"] === "run-finished");
       expect(rest.filter((m) => m.data["type"] === "approval-request")).toEqual([]);
-      expect(rest.find((m) => m.data["kind"] === "approval.remembered")?.data["data"]).toMatchObject({ rule: NPM_TEST, outcome: "approved" });
+      expect(rest.find((m) => m.data["kind"] === "approval.remembered")?.data["data"]).toMatchObject({
+        rule: NPM_TEST,
+        outcome: "approved",
+      });
       expect(rest.filter((m) => m.data["type"] === "tool-result").map((m) => m.data["output"])).toEqual(["ran npm test", "ran npm test"]);
     });
   });

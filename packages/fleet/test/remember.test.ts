@@ -37,7 +37,10 @@ if (!PG_URL) {
     const schema = freshSchema("fleet_remember");
     const front = new Fleet({ connectionString: url, schema });
     const back = new Fleet({ connectionString: url, schema });
-    closers.push(() => front.close(), () => back.close());
+    closers.push(
+      () => front.close(),
+      () => back.close(),
+    );
     const driver = new ReferenceDriver({ latencyMs: 0 });
     await back.worker(new Agent(driver), { concurrency: 1 });
     return { front, driver };

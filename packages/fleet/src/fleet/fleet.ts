@@ -628,7 +628,9 @@ export class Fleet implements AsyncDisposable {
     const policy = run?.options["policy"];
     const sandbox = typeof policy === "object" && policy !== null ? (policy as Record<string, unknown>)["sandbox"] : undefined;
     if (sandbox === "read_only")
-      throw refuse('an allow cannot be remembered in this run: policy.sandbox is "read_only" (approve without remember, or remember a deny)');
+      throw refuse(
+        'an allow cannot be remembered in this run: policy.sandbox is "read_only" (approve without remember, or remember a deny)',
+      );
   }
 
   /**
