@@ -544,6 +544,13 @@ export class Fleet implements AsyncDisposable {
    * The decision is checked as the request's own methods check it, before anything is recorded; a
    * deny without `reason` is recorded and applied with the reason `request.deny()` gives one,
    * `"denied by host"`.
+   *
+   * `remember` (an approve's or a deny's): a rule the worker's run remembers with the answer, as
+   * `request.approve({ remember })` / `request.deny(reason, { remember })` take it (one of the
+   * stored request's `suggestions`): recorded in the answer's JSON, applied by the worker, whose
+   * run then answers its later asks the rule matches itself for the rest of the run. A rule the
+   * worker's request refuses though this host took it is dropped there (the answer is applied
+   * without it).
    * @throws InvalidOptionError (subject `"fleet answer"`, field `approvalId`) for an id that is not
    *   a non-empty string or holds U+0000 (no approval has one), before any query;
    *   ApprovalNotPendingError (`status` `"answered"` when already answered, `"closed"` when its
@@ -555,7 +562,10 @@ export class Fleet implements AsyncDisposable {
    *   when given, a string) or an answer with a string choice); InvalidOptionError (subject
    *   `"fleet answer"`, field `decision.<key>`) for a key its outcome does not have, or (field
    *   `updatedInput`) an edited input that is not a plain object, or (field `choice`) an answer
-   *   the request's `choices` do not list (a `permission`'s); `ErrApprovalKindMismatch` for an
+   *   the request's `choices` do not list (a `permission`'s), or (field `remember` or
+   *   `remember.<field>`) a rule that is malformed, does not match the stored request, is given on
+   *   a `question` or `plan_review` or with `updatedInput`, or allows in a run submitted with
+   *   `policy.sandbox` `"read_only"` (`decision.remember` on an answer); `ErrApprovalKindMismatch` for an
    *   outcome that does not fit the request's kind (an answer on a `permission` without `choices`)
    *   (all these record nothing: the approval stays pending); `ErrApprovalEditUnsupported` for an edited input on a request whose
    *   `inputEditable` is false (the approval is answered with a deny, as `approve()` denies it);
