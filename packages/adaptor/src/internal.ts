@@ -10,3 +10,4 @@ export {
   updatedInputError,
   type ApprovalAskFacts,
 } from "./approval/approval-request.js";
+export { rememberError } from "./approval/approval-rule.js";

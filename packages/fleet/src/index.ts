@@ -9,6 +9,7 @@ export {
   type FleetPruneOptions,
 } from "./fleet/fleet.js";
 export type { FleetOptions } from "./fleet/fleet-options.js";
+export type { FleetApprovalDecision } from "./fleet/check-submit.js";
 export { RunHandle, type RunEventsOptions, type FleetPendingApproval, type FleetRunInfo } from "./run/run-handle.js";
 export type { FleetEvent, FleetEventBody, AttemptStartedEvent, VerdictEvent, RecordedAgentEvent } from "./run/fleet-event.js";
 export type { FleetWorkerOptions, WorkerAgent, WorkerContext } from "./worker/fleet-worker.js";

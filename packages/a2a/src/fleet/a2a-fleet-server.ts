@@ -13,7 +13,7 @@ import {
 } from "@a2a-js/sdk/server";
 import { UnsupportedOperationError } from "@a2a-js/sdk/errors";
 import { isFinalState } from "@adaptor/a2a-client";
-import { ApprovalNotPendingError, findError } from "adaptor";
+import { ApprovalNotPendingError, findError, InvalidOptionError } from "adaptor";
 import {
   expressApp,
   streamPacing,
@@ -158,6 +158,7 @@ export function a2aFleetServer(fleet: A2AFleet, options: A2AFleetServerOptions):
     input: request.input,
     choices: request.choices,
     deadline: request.deadline ? new Date(request.deadline) : undefined,
+    suggestions: request.suggestions,
     waiting,
   });
 
@@ -463,9 +464,14 @@ export function a2aFleetServer(fleet: A2AFleet, options: A2AFleetServerOptions):
         const request = pending.find((candidate) => candidate.id === id)?.request as RecordedRequest | undefined;
         if (request && !answerFits(request, answer)) return;
         try {
-          await outsideServerLog(() => fleet.answer(id, decisionOf(answer)));
+          const decision = decisionOf(answer);
+          const remembered =
+            answer.remember !== undefined && decision.outcome !== "answer" ? { ...decision, remember: answer.remember } : decision;
+          await outsideServerLog(() => fleet.answer(id, remembered));
           accepted.set(message.messageId, id);
         } catch (error) {
+          // A rule the fleet refuses (e.g. an allow in a read_only run): the task asks again.
+          if (error instanceof InvalidOptionError && (error.field === "remember" || error.field.startsWith("remember."))) return;
           const notPending = findError(error, ApprovalNotPendingError);
           if (notPending?.status === "answered")
             throw new UnsupportedOperationError(`approval ${id} of task ${task.id} was already answered by another message`);

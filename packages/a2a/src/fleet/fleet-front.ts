@@ -1,4 +1,4 @@
-import type { ApprovalDecision, Result, RunOptions } from "adaptor";
+import type { ApprovalDecision, RememberRule, Result, RunOptions } from "adaptor";
 
 /**
  * One event of a fleet run's log, as `@adaptor/fleet`'s `RunHandle.events` yields it: `event` is
@@ -40,7 +40,9 @@ export interface A2AFleet {
   handle(runId: string): A2AFleetRun;
   /**
    * Answers a waiting approval exactly once across hosts.
-   * @throws `ApprovalNotPendingError` when it is not pending (`status` `"answered"` or `"unknown"`).
+   * `remember` (an approve or a deny): the rule the run remembers with it.
+   * @throws `ApprovalNotPendingError` when it is not pending (`status` `"answered"` or `"unknown"`);
+   *   `InvalidOptionError` (field `remember` or `remember.<field>`) for a rule it refuses (nothing recorded).
    */
-  answer(approvalId: string, decision: ApprovalDecision): Promise<void>;
+  answer(approvalId: string, decision: ApprovalDecision & { readonly remember?: RememberRule }): Promise<void>;
 }

@@ -9,6 +9,8 @@ export interface RecordedRequest {
   readonly input?: unknown;
   readonly choices?: readonly unknown[];
   readonly deadline?: string;
+  /** The rules an answer could remember (`ApprovalRequest.suggestions`). */
+  readonly suggestions?: readonly unknown[];
 }
 
 /** A run's stored verdict, as far as a task needs it. */

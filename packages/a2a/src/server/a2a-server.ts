@@ -14,7 +14,7 @@ import { A2AError, UnsupportedOperationError } from "@a2a-js/sdk/errors";
 import { agentCardHandler, jsonRpcHandler, restHandler, UserBuilder } from "@a2a-js/sdk/server/express";
 import { taskStateName } from "@adaptor/a2a-client";
 import { InvalidOptionError } from "@adaptor/errors";
-import { closeIfBodyUnread, hostAllowed, hostRule, type ApprovalDecision, type RunOptions, type Stream } from "adaptor";
+import { closeIfBodyUnread, hostAllowed, hostRule, type ApprovalDecision, type RememberRule, type RunOptions, type Stream } from "adaptor";
 import express from "express";
 import { bodyDeadline, bodyTimeoutOf } from "./body-deadline.js";
 import { paced, StreamPacing, writeTimeoutOf } from "./stream-pacing.js";
@@ -287,6 +287,8 @@ export function a2aServer(runner: StreamRunner | RunnerFor, options: A2AServerOp
     const answer = parseAnswer(context.userMessage);
     if (answer?.id !== undefined && answer.id !== approval.id)
       return reask(`no waiting approval has the id ${JSON.stringify(answer.id)} (waiting: ${approval.id})`);
+    // A suspended turn resumes in a run of its own: there is no run left to remember a rule in.
+    if (answer?.remember !== undefined) return reask("a suspended turn's answer cannot remember a rule (answer without remember)");
     if (!answer || !answerFits(approval, answer)) return reask("that answer does not fit the waiting approval");
     let stream: Stream;
     try {
@@ -647,12 +649,12 @@ export function snapshot(context: RequestContext, state: TaskState): Task {
   };
 }
 
-/** The fields an answer's data part may have, each a string. */
+/** The fields an answer's data part may have, each a string (but `remember`, an object). */
 const ANSWER_FIELDS: ReadonlySet<string> = new Set(["decision", "id", "reason", "choice"]);
 
 /**
- * The approval answer a client message carries: a data part `{ decision, id?, reason?, choice? }`,
- * or the text `approve`/`deny`. A data part with any other field (an edited input such as
+ * The approval answer a client message carries: a data part `{ decision, id?, reason?, choice?,
+ * remember? }` (`remember` a rule object), or the text `approve`/`deny`. A data part with any other field (an edited input such as
  * `updatedInput`, which A2A does not offer) or a field that is not a string is no answer: the
  * approval is asked again rather than approved as it was.
  */
@@ -660,12 +662,16 @@ export function parseAnswer(message: Message): ApprovalAnswer | undefined {
   const data = messageData(message);
   const decision = data?.["decision"];
   if (decision === "approve" || decision === "deny" || decision === "answer") {
-    for (const [key, value] of Object.entries(data ?? {})) if (!ANSWER_FIELDS.has(key) || typeof value !== "string") return undefined;
+    for (const [key, value] of Object.entries(data ?? {})) {
+      if (key === "remember" && typeof value === "object" && value !== null && !Array.isArray(value)) continue;
+      if (!ANSWER_FIELDS.has(key) || typeof value !== "string") return undefined;
+    }
     return {
       decision,
       ...(typeof data?.["id"] === "string" ? { id: data["id"] } : {}),
       ...(typeof data?.["reason"] === "string" ? { reason: data["reason"] } : {}),
       ...(typeof data?.["choice"] === "string" ? { choice: data["choice"] } : {}),
+      ...(data?.["remember"] !== undefined ? { remember: data["remember"] as RememberRule } : {}),
     };
   }
   const text = messageText(message).trim().toLowerCase();

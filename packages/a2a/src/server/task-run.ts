@@ -1,8 +1,8 @@
 import { TaskState, type Artifact, type Message, type Task } from "@a2a-js/sdk";
 import { AgentEvent, ResultManager, type ExecutionEventBus, type ServerCallContext, type TaskStore } from "@a2a-js/sdk/server";
 import { FAILURE_METADATA_KEY } from "@adaptor/a2a-client";
-import type { ApprovalDecision, ApprovalRequest, PendingApproval, Stream } from "adaptor";
-import { askFactsOf, decisionRefusal } from "adaptor/internal";
+import type { ApprovalDecision, ApprovalRequest, PendingApproval, RememberRule, Stream } from "adaptor";
+import { askFactsOf, decisionRefusal, rememberError } from "adaptor/internal";
 import { taskFailure } from "./failure.js";
 import { agentMessage, dataPart, textPart } from "./parts.js";
 import { TextChunks } from "./text-chunks.js";
@@ -35,6 +35,12 @@ export interface ApprovalAnswer {
   readonly reason?: string;
   /** The chosen key, for `answer`. */
   readonly choice?: string;
+  /**
+   * For `approve` or `deny` of a live permission: a rule the run remembers ("always allow",
+   * "always deny"; one of the approval's `suggestions`), as `request.approve({ remember })` takes
+   * it. A suspended turn's answer takes none.
+   */
+  readonly remember?: RememberRule;
 }
 
 /**
@@ -51,10 +57,21 @@ export function decisionOf(answer: ApprovalAnswer): ApprovalDecision {
  * answer methods would take it: `answer` needs a `choice`, one of the `choices` of a permission.
  */
 export function answerFits(
-  approval: { readonly id: string; readonly kind?: string | undefined; readonly choices?: readonly unknown[] | undefined },
+  approval: {
+    readonly id: string;
+    readonly kind?: string | undefined;
+    readonly toolName?: string | undefined;
+    readonly input?: unknown;
+    readonly choices?: readonly unknown[] | undefined;
+  },
   answer: ApprovalAnswer,
 ): boolean {
   if (answer.decision === "answer" && answer.choice === undefined) return false;
+  if (answer.remember !== undefined) {
+    if (answer.decision === "answer") return false;
+    const ask = { id: approval.id, kind: approval.kind ?? "permission", toolName: approval.toolName, input: approval.input };
+    if (rememberError(answer.remember, ask, "answer") !== undefined) return false;
+  }
   return decisionRefusal(askFactsOf(approval.id, approval), decisionOf(answer), "answer") === undefined;
 }
 
@@ -175,8 +192,9 @@ export class TaskRun {
     const request = answer.id !== undefined ? this.#pending.get(answer.id) : this.#pending.values().next().value;
     if (!request) return false;
     try {
-      if (answer.decision === "approve") request.approve();
-      else if (answer.decision === "deny") request.deny(answer.reason);
+      const remembered = answer.remember !== undefined ? { remember: answer.remember } : {};
+      if (answer.decision === "approve") request.approve(remembered);
+      else if (answer.decision === "deny") request.deny(answer.reason, remembered);
       else if (typeof answer.choice === "string") request.answer(answer.choice);
       else return false;
     } catch {
@@ -334,6 +352,8 @@ export interface AskedApproval {
   /** Protocol detail; shown for an `elicitation` (its server, message, mode, form schema or URL). */
   readonly details?: Readonly<Record<string, unknown>> | undefined;
   readonly deadline?: Date | undefined;
+  /** Rules an answer could remember (the request's `suggestions`); none for a suspended turn's. */
+  readonly suggestions?: readonly unknown[] | undefined;
   /** How many approvals wait. */
   readonly waiting: number;
   /** The turn suspended on it: it is stored, and no run is open until the answer resumes it. */
@@ -367,6 +387,7 @@ export function approvalMessage(taskId: string, contextId: string, ask: AskedApp
     ...(ask.choices ? { choices: ask.choices } : {}),
     ...(ask.kind === "elicitation" && ask.details ? { details: ask.details } : {}),
     ...(ask.deadline ? { deadline: ask.deadline.toISOString() } : {}),
+    ...(ask.suggestions && ask.suggestions.length > 0 && !ask.suspended ? { suggestions: ask.suggestions } : {}),
     waiting: ask.waiting,
     ...(ask.suspended ? { suspended: true } : {}),
   };

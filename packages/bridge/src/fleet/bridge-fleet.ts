@@ -1,4 +1,4 @@
-import type { ApprovalDecision, Prompt, Result, RunOptions } from "adaptor";
+import type { ApprovalDecision, Prompt, RememberRule, Result, RunOptions } from "adaptor";
 
 /** One stored event of a fleet run, as `RunHandle.events()` of `@adaptor/fleet` yields it. */
 export interface BridgeFleetEvent {
@@ -57,8 +57,12 @@ export interface BridgeFleet {
   ): Promise<BridgeFleetRun>;
   /** The handle of a run submitted on any host. */
   handle(runId: string): BridgeFleetRun;
-  /** Records the answer to an approval a worker waits on, exactly once across hosts. */
-  answer(approvalId: string, decision: ApprovalDecision): Promise<void>;
+  /**
+   * Records the answer to an approval a worker waits on, exactly once across hosts. `remember`
+   * (an approve or a deny): the rule the worker's run remembers with it; a refused rule throws
+   * `InvalidOptionError` (field `remember` or `remember.<field>`) and nothing is recorded.
+   */
+  answer(approvalId: string, decision: ApprovalDecision & { readonly remember?: RememberRule }): Promise<void>;
   /**
    * An approval with its state (`pending`, `answered`, `closed`) and, once answered, the decision
    * recorded (its `outcome` says how the 409 of a later answer reads), or undefined for an unknown id.

@@ -128,6 +128,8 @@ function reviveEvent(json: Record<string, unknown>, fallbackTime: Date): AgentEv
       inputEditable: request["inputEditable"] === true,
       createdAt: new Date(String(request["createdAt"])),
       deadline: typeof request["deadline"] === "string" ? new Date(request["deadline"]) : undefined,
+      // A request a worker of an earlier version stored has none.
+      suggestions: Array.isArray(request["suggestions"]) ? request["suggestions"] : [],
     };
   }
   return event as unknown as AgentEvent;

@@ -3,7 +3,7 @@ import type { ServerResponse } from "node:http";
 import { v5 as uuidV5, validate as isUuid } from "uuid";
 import { DriverError, ErrApprovalNotPending, ErrCode, ErrInvalidThreadKey, isError, type ApprovalDecision, type RunOptions } from "adaptor";
 import { askFactsOf, decisionRefusal } from "adaptor/internal";
-import { decisionOf, parseApprovalAnswer, unfitAnswerError } from "../approvals/answer-approval.js";
+import { decisionOf, parseApprovalAnswer, rememberOf, unfitAnswerError } from "../approvals/answer-approval.js";
 import { HttpError, sendJson } from "../http/http-error.js";
 import { sdkPrompt } from "../protocols/wire-prompt.js";
 import type { ChannelVerdict } from "../run/run-channel.js";
@@ -125,8 +125,9 @@ export class FleetFront {
 
   /** `POST approvals/<id>`: records the answer in the fleet, where the waiting worker reads it. */
   async answer(res: ServerResponse, id: string, body: unknown, cors: Record<string, string>): Promise<void> {
-    const answer = parseApprovalAnswer(body, "body");
+    const answer = parseApprovalAnswer(body, "body", true);
     const decision: ApprovalDecision = decisionOf(answer);
+    const remember = rememberOf(answer);
     const found = await this.#fleet.approval(id).catch((error: unknown) => {
       throw databaseRefusal(error);
     });
@@ -137,8 +138,11 @@ export class FleetFront {
     const refused = decisionRefusal(ask, decision, "answer");
     if (refused && !refused.denies) throw unfitAnswerError(refused.error, answer.decision, ask.kind) ?? refused.error;
     try {
-      await this.#fleet.answer(id, decision);
+      await this.#fleet.answer(id, remember !== undefined ? { ...decision, remember } : decision);
     } catch (error) {
+      // A refused rule (the fleet checks it as the worker's request would): nothing recorded.
+      const unfit = unfitAnswerError(error, answer.decision, ask.kind);
+      if (unfit) throw unfit;
       if (isError(error, ErrApprovalNotPending)) {
         // Another answer won meanwhile (through any front-end): say how, as a local bridge does.
         const now = await this.#fleet.approval(id).catch((failure: unknown) => {

@@ -22,6 +22,7 @@ export type BridgeErrorCode =
   | "approval_kind_mismatch"
   | "approval_invalid_choice"
   | "approval_invalid_input"
+  | "approval_invalid_remember"
   | "approval_edit_unsupported"
   | "resume_unsupported"
   | "thread_unsupported"

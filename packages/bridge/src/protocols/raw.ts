@@ -22,6 +22,11 @@ export interface WireApproval {
   readonly createdAt: string;
   readonly deadline?: string;
   readonly attempt: number;
+  /**
+   * Rules the client could send back as `remember` with its answer ("always allow", "always
+   * deny"; see `ApprovalRequest.suggestions`); `[]` for a `question` and a `plan_review`.
+   */
+  readonly suggestions: ApprovalRequest["suggestions"];
 }
 
 /** The wire form of an approval request. */
@@ -41,6 +46,7 @@ export function wireApproval(request: ApprovalRequest): WireApproval {
     createdAt: request.createdAt.toISOString(),
     ...(request.deadline !== undefined ? { deadline: request.deadline.toISOString() } : {}),
     attempt: request.attempt,
+    suggestions: request.suggestions,
   };
 }
 

@@ -71,6 +71,7 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
  * A scripted driver with no CLI behind it, passing the conformance kit; use it in your own tests
  * of code that takes a `Driver`. The prompt directs it:
  * - `TOOL <command>` → a `shell` tool call that asks one `permission` approval through the sink
+ *   (each `TOOL` line of the prompt one call, in order)
  *   (the SDK applies approval modes), then a tool result (`ran <command>`, or an error when denied or
  *   under the `read_only` sandbox), then `Done`; each command that "ran" is listed in {@link toolRuns};
  *   stopped while it asks, it reports its partial output (usage `inputTokens` = the prompt's length);
@@ -108,6 +109,56 @@ export class ReferenceDriver implements Driver {
     if (latency !== undefined && !(typeof latency === "number" && Number.isFinite(latency) && latency >= 0)) {
       throw new InvalidDriverConfigError("reference", "latencyMs must be a finite number >= 0");
     }
+  }
+
+  /** One scripted `shell` call of `command`: asks, then runs it when approved; returns its output. */
+  async #tool(
+    command: string,
+    request: DriverRequest,
+    sink: DriverSink,
+    signal: AbortSignal,
+    transcript: TranscriptItem[],
+  ): Promise<string> {
+    const id = `ref_call_${++ReferenceDriver.#seq}`;
+    const input = { command };
+    sink.emit({ type: "tool-call", phase: "start", id, name: "shell" });
+    sink.emit({ type: "tool-call", phase: "args", id, name: "shell", argsDelta: JSON.stringify(input) });
+    sink.emit({ type: "tool-call", phase: "end", id, name: "shell", input });
+    transcript.push({ kind: "tool-call", toolCallId: id, toolName: "shell", input });
+    // Approval modes are applied by the SDK's broker (docs/design.md "Drivers"): every ask goes to the sink.
+    const decision = await sink.requestApproval({
+      kind: "permission",
+      title: `shell: ${command}`,
+      toolName: "shell",
+      toolCallId: id,
+      input,
+      details: { command },
+      inputEditable: true,
+    });
+    if (signal.aborted) {
+      // Stopped while asking (a suspended turn): the model call that asked is reported.
+      sink.partial?.({
+        text: "",
+        model: request.model ?? "reference-model",
+        provider: "reference",
+        usage: { inputTokens: request.prompt.length, outputTokens: 0 },
+        transcript,
+      });
+      throw signal.reason;
+    }
+    const readOnly = request.policy?.sandbox === "read_only";
+    const ok = decision.outcome === "approve" && !readOnly;
+    const edited = ok ? (decision.updatedInput as { command?: unknown } | undefined)?.command : undefined;
+    const ran = typeof edited === "string" ? edited : command;
+    if (ok) this.#toolRuns.push(ran);
+    const output = ok
+      ? `ran ${ran}`
+      : decision.outcome === "approve"
+        ? "blocked by the read_only sandbox"
+        : `denied: ${decision.outcome === "deny" ? decision.reason : decision.choice}`;
+    sink.emit({ type: "tool-result", id, name: "shell", output, isError: !ok });
+    transcript.push({ kind: "tool-result", toolCallId: id, toolName: "shell", text: output, isError: !ok });
+    return output;
   }
 
   /** Runs one scripted turn; refuses undeclared capabilities before doing anything. */
@@ -149,49 +200,11 @@ export class ReferenceDriver implements Driver {
 
     let text: string;
     let structured: unknown;
-    const tool = /^TOOL\s+(.+)$/m.exec(prompt);
+    const tools = [...prompt.matchAll(/^TOOL\s+(.+)$/gm)].map((match) => match[1]!.trim());
     const json = /^JSON\s+(.+)$/s.exec(prompt);
-    if (tool?.[1] !== undefined) {
-      const command = tool[1].trim();
-      const id = `ref_call_${++ReferenceDriver.#seq}`;
-      const input = { command };
-      sink.emit({ type: "tool-call", phase: "start", id, name: "shell" });
-      sink.emit({ type: "tool-call", phase: "args", id, name: "shell", argsDelta: JSON.stringify(input) });
-      sink.emit({ type: "tool-call", phase: "end", id, name: "shell", input });
-      transcript.push({ kind: "tool-call", toolCallId: id, toolName: "shell", input });
-      // Approval modes are applied by the SDK's broker (docs/design.md "Drivers"): every ask goes to the sink.
-      const decision = await sink.requestApproval({
-        kind: "permission",
-        title: `shell: ${command}`,
-        toolName: "shell",
-        toolCallId: id,
-        input,
-        details: { command },
-        inputEditable: true,
-      });
-      if (signal.aborted) {
-        // Stopped while asking (a suspended turn): the model call that asked is reported.
-        sink.partial?.({
-          text: "",
-          model: request.model ?? "reference-model",
-          provider: "reference",
-          usage: { inputTokens: prompt.length, outputTokens: 0 },
-          transcript,
-        });
-        throw signal.reason;
-      }
-      const readOnly = request.policy?.sandbox === "read_only";
-      const ok = decision.outcome === "approve" && !readOnly;
-      const edited = ok ? (decision.updatedInput as { command?: unknown } | undefined)?.command : undefined;
-      const ran = typeof edited === "string" ? edited : command;
-      if (ok) this.#toolRuns.push(ran);
-      const output = ok
-        ? `ran ${ran}`
-        : decision.outcome === "approve"
-          ? "blocked by the read_only sandbox"
-          : `denied: ${decision.outcome === "deny" ? decision.reason : decision.choice}`;
-      sink.emit({ type: "tool-result", id, name: "shell", output, isError: !ok });
-      transcript.push({ kind: "tool-result", toolCallId: id, toolName: "shell", text: output, isError: !ok });
+    if (tools.length > 0) {
+      let output = "";
+      for (const command of tools) output = await this.#tool(command, request, sink, signal, transcript);
       text = `Done: ${output}`;
     } else if (json?.[1] !== undefined) {
       text = json[1].trim();

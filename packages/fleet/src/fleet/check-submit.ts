@@ -2,12 +2,23 @@ import { validate as isUuid } from "uuid";
 import { checkOptions, DriverError, ErrCode, InvalidOptionError, type OptionCheck, type OptionShape } from "@adaptor/errors";
 import { checkStoredDecision, type StoredApprovalDecision } from "@adaptor/threadstore";
 import { toJsonEvent, type JsonValue } from "@adaptor/sessionrecorder";
+import type { RememberRule } from "adaptor";
 import { updatedInputError } from "adaptor/internal";
 
 import { approvalIdOption } from "./check-calls.js";
 import { isQueueDeadline, MAX_QUEUE_DEADLINE_MS, MIN_QUEUE_DEADLINE_MS } from "./resolved-options.js";
 
 const SUBJECT = "fleet submit";
+
+/**
+ * An answer's decision as `fleet.answer` takes and records it: a stored decision, and on an
+ * approve or a deny the rule the run remembers with it (`remember`, as `request.approve({ remember })`
+ * and `request.deny(reason, { remember })` take it).
+ */
+export type FleetApprovalDecision =
+  | (Extract<StoredApprovalDecision, { outcome: "approve" }> & { readonly remember?: RememberRule })
+  | (Extract<StoredApprovalDecision, { outcome: "deny" }> & { readonly remember?: RememberRule })
+  | Extract<StoredApprovalDecision, { outcome: "answer" }>;
 
 const any: OptionCheck = () => {};
 
@@ -16,6 +27,13 @@ const DECISION_SHAPES: Record<StoredApprovalDecision["outcome"], OptionShape> = 
   approve: { outcome: any, updatedInput: any },
   deny: { outcome: any, reason: any },
   answer: { outcome: any, choice: any },
+};
+
+/** The fields of each outcome of an answer's decision: an approve or a deny may carry the rule to remember. */
+const ANSWER_DECISION_SHAPES: Record<StoredApprovalDecision["outcome"], OptionShape> = {
+  approve: { ...DECISION_SHAPES.approve, remember: any },
+  deny: { ...DECISION_SHAPES.deny, remember: any },
+  answer: DECISION_SHAPES.answer,
 };
 
 /**
@@ -40,10 +58,11 @@ const decision: OptionCheck = (value, field, subject) => {
  * not have, then an approve's `updatedInput` a plain object, as `request.approve()` checks it.
  * @throws TypeError for a decision that is not an approve, a deny with a string reason or an
  *   answer with a string choice; InvalidOptionError
- *   (`subject`, field `decision.<key>`) for a key its outcome does not have, or (field
+ *   (`subject`, field `decision.<key>`) for a key its outcome does not have (`remember` is an
+ *   approve's or a deny's, checked against the request it answers), or (field
  *   `updatedInput`) an edited input that is not a plain object.
  */
-export function checkDecisionShape(value: unknown, subject: string): asserts value is StoredApprovalDecision {
+export function checkDecisionShape(value: unknown, subject: string): asserts value is FleetApprovalDecision {
   // An approve's edited input is checked against the request it answers (see `decisionRefusal`).
   const edited = typeof value === "object" && value !== null && (value as { outcome?: unknown }).outcome === "approve";
   try {
@@ -51,7 +70,7 @@ export function checkDecisionShape(value: unknown, subject: string): asserts val
   } catch (error) {
     throw new TypeError(`${subject}: ${(error as Error).message.replace(/^answerPendingApproval: /, "")}`, { cause: error });
   }
-  checkOptions(subject, value, DECISION_SHAPES[(value as StoredApprovalDecision).outcome], { path: "decision" });
+  checkOptions(subject, value, ANSWER_DECISION_SHAPES[(value as StoredApprovalDecision).outcome], { path: "decision" });
   const { updatedInput } = value as { updatedInput?: unknown };
   if (edited && updatedInput !== undefined) {
     const invalid = updatedInputError(updatedInput, subject);

@@ -1,8 +1,8 @@
 import { randomUUID } from "node:crypto";
 import pg from "pg";
 import { PgBoss } from "pg-boss";
-import { checkRunInput, type Prompt, type PromptPart, type RunOptions } from "adaptor";
-import { askFactsOf, decisionRefusal, DEFAULT_DENY_REASON, EDIT_UNSUPPORTED_REASON } from "adaptor/internal";
+import { checkRunInput, type Prompt, type PromptPart, type RememberRule, type RunOptions } from "adaptor";
+import { askFactsOf, decisionRefusal, DEFAULT_DENY_REASON, EDIT_UNSUPPORTED_REASON, rememberError } from "adaptor/internal";
 import { AdaptorError, DriverError, ErrCode, InvalidOptionError } from "@adaptor/errors";
 import { postgresErrorCode } from "@adaptor/errors/internal";
 import { checkThreadKey, type StoredApprovalDecision, type ThreadStore } from "@adaptor/threadstore";
@@ -23,7 +23,14 @@ import type { FleetCore } from "./fleet-core.js";
 import type { FleetOptions } from "./fleet-options.js";
 import { checkOpen, resolveOptions } from "./resolved-options.js";
 import { checkPendingOptions } from "./check-pending.js";
-import { checkDecisionShape, checkPayloadSize, checkRunId, checkSubmitOptions, jsonRunOptions } from "./check-submit.js";
+import {
+  checkDecisionShape,
+  checkPayloadSize,
+  checkRunId,
+  checkSubmitOptions,
+  jsonRunOptions,
+  type FleetApprovalDecision,
+} from "./check-submit.js";
 import { checkApprovalId, checkDrainOptions, checkPruneAge, checkWorkerAgent, checkWorkerOptions, MAX_TIMER_MS } from "./check-calls.js";
 
 /** The run options a submitted run may carry: JSON only (no signal, handlers, hooks, tools or schemas, which live on the worker's Agent). */
@@ -77,9 +84,9 @@ export interface FleetApproval {
   readonly status: "pending" | "answered" | "closed";
   /**
    * The answer recorded (the first one, as the worker applies it: an edited input the agent
-   * cannot run recorded as the deny it became), when `status` is `answered`.
+   * cannot run recorded as the deny it became; with the `remember` rule it was given), when `status` is `answered`.
    */
-  readonly decision?: StoredApprovalDecision;
+  readonly decision?: FleetApprovalDecision;
 }
 
 /** A pending approval as {@link Fleet.pendingApprovals} lists it: what {@link Fleet.approval} reads, with its run's thread key and when it was asked. */
@@ -537,6 +544,13 @@ export class Fleet implements AsyncDisposable {
    * The decision is checked as the request's own methods check it, before anything is recorded; a
    * deny without `reason` is recorded and applied with the reason `request.deny()` gives one,
    * `"denied by host"`.
+   *
+   * `remember` (an approve's or a deny's): a rule the worker's run remembers with the answer, as
+   * `request.approve({ remember })` / `request.deny(reason, { remember })` take it (one of the
+   * stored request's `suggestions`): recorded in the answer's JSON, applied by the worker, whose
+   * run then answers its later asks the rule matches itself for the rest of the run. A rule the
+   * worker's request refuses though this host took it is dropped there (the answer is applied
+   * without it).
    * @throws InvalidOptionError (subject `"fleet answer"`, field `approvalId`) for an id that is not
    *   a non-empty string or holds U+0000 (no approval has one), before any query;
    *   ApprovalNotPendingError (`status` `"answered"` when already answered, `"closed"` when its
@@ -548,7 +562,10 @@ export class Fleet implements AsyncDisposable {
    *   when given, a string) or an answer with a string choice); InvalidOptionError (subject
    *   `"fleet answer"`, field `decision.<key>`) for a key its outcome does not have, or (field
    *   `updatedInput`) an edited input that is not a plain object, or (field `choice`) an answer
-   *   the request's `choices` do not list (a `permission`'s); `ErrApprovalKindMismatch` for an
+   *   the request's `choices` do not list (a `permission`'s), or (field `remember` or
+   *   `remember.<field>`) a rule that is malformed, does not match the stored request, is given on
+   *   a `question` or `plan_review` or with `updatedInput`, or allows in a run submitted with
+   *   `policy.sandbox` `"read_only"` (`decision.remember` on an answer); `ErrApprovalKindMismatch` for an
    *   outcome that does not fit the request's kind (an answer on a `permission` without `choices`)
    *   (all these record nothing: the approval stays pending); `ErrApprovalEditUnsupported` for an edited input on a request whose
    *   `inputEditable` is false (the approval is answered with a deny, as `approve()` denies it);
@@ -560,7 +577,7 @@ export class Fleet implements AsyncDisposable {
    */
   async answer(
     approvalId: string,
-    decision: StoredApprovalDecision | { readonly outcome: "deny"; readonly reason?: string },
+    decision: FleetApprovalDecision | { readonly outcome: "deny"; readonly reason?: string; readonly remember?: RememberRule },
   ): Promise<void> {
     try {
       await this.#answer(approvalId, withDenyReason(decision));
@@ -569,7 +586,7 @@ export class Fleet implements AsyncDisposable {
     }
   }
 
-  async #answer(approvalId: string, decision: StoredApprovalDecision): Promise<void> {
+  async #answer(approvalId: string, decision: FleetApprovalDecision): Promise<void> {
     checkApprovalId(approvalId, "fleet answer");
     checkDecisionShape(decision, "fleet answer");
     if (this.#state === "closed") throw new FleetClosedError("answer", "closed");
@@ -579,13 +596,51 @@ export class Fleet implements AsyncDisposable {
     const found = await tables.approval(approvalId);
     if (!found) throw new ApprovalNotPendingError(approvalId, "unknown");
     // What the request's own methods would refuse is refused before anything is recorded.
-    const refused = decisionRefusal(askFactsOf(approvalId, found.request), decision, "fleet answer");
+    const { remember, ...rest } = decision as FleetApprovalDecision & { readonly remember?: RememberRule };
+    const answered = rest as StoredApprovalDecision;
+    if (remember !== undefined) await this.#checkRemember(approvalId, found, decision);
+    const refused = decisionRefusal(askFactsOf(approvalId, found.request), answered, "fleet answer");
     if (refused && !refused.denies) throw refused.error;
     // An edit the agent cannot run denies the request, as approve() does on the worker.
-    const recorded: StoredApprovalDecision = refused ? { outcome: "deny", reason: EDIT_UNSUPPORTED_REASON } : decision;
+    const recorded: FleetApprovalDecision = refused ? { outcome: "deny", reason: EDIT_UNSUPPORTED_REASON } : decision;
     const outcome = await tables.answerApproval(approvalId, toJsonEvent(recorded));
     if (!("runId" in outcome)) throw new ApprovalNotPendingError(approvalId, outcome.status);
     if (refused) throw refused.error;
+  }
+
+  /**
+   * Refuses the rule of `decision` (an answer to approval `approvalId`, whose stored request and
+   * run are `found`) as the worker's `request.approve({ remember })` / `deny(reason, { remember })`
+   * would: a malformed rule, one that does not match the request, one on a `question` or
+   * `plan_review`, an allow with an edited input or in a run whose `policy.sandbox` is `read_only`.
+   * @throws InvalidOptionError (subject `"fleet answer"`, field `remember` or `remember.<field>`).
+   */
+  async #checkRemember(
+    approvalId: string,
+    found: { readonly runId: string; readonly request: JsonValue },
+    decision: { readonly outcome: string; readonly updatedInput?: unknown; readonly remember?: unknown },
+  ): Promise<void> {
+    const remember = (decision as { remember?: unknown }).remember;
+    const request = (typeof found.request === "object" && found.request !== null ? found.request : {}) as Record<string, unknown>;
+    const ask = {
+      id: approvalId,
+      kind: String(request["kind"]),
+      toolName: typeof request["toolName"] === "string" ? request["toolName"] : undefined,
+      input: request["input"],
+    };
+    const invalid = rememberError(remember, ask, "fleet answer");
+    if (invalid) throw invalid;
+    if (decision.outcome !== "approve") return;
+    const refuse = (reason: string): InvalidOptionError => new InvalidOptionError({ subject: "fleet answer", field: "remember", reason });
+    if (decision.updatedInput !== undefined)
+      throw refuse("cannot be given with updatedInput (a remembered rule approves later calls as the CLI proposes them)");
+    const run = await this.#core.tables.run(found.runId);
+    const policy = run?.options["policy"];
+    const sandbox = typeof policy === "object" && policy !== null ? (policy as Record<string, unknown>)["sandbox"] : undefined;
+    if (sandbox === "read_only")
+      throw refuse(
+        'an allow cannot be remembered in this run: policy.sandbox is "read_only" (approve without remember, or remember a deny)',
+      );
   }
 
   /**
@@ -604,7 +659,7 @@ export class Fleet implements AsyncDisposable {
     });
     if (!found) return undefined;
     const { decision, ...rest } = found;
-    return { id: approvalId, ...rest, ...(decision !== undefined ? { decision: decision as unknown as StoredApprovalDecision } : {}) };
+    return { id: approvalId, ...rest, ...(decision !== undefined ? { decision: decision as unknown as FleetApprovalDecision } : {}) };
   }
 
   /**
@@ -782,9 +837,9 @@ function promptText(prompt: readonly PromptPart[]): string {
 }
 
 /** `decision`, a deny without `reason` given the one `request.deny()` gives (anything else as it is, for the checks). */
-function withDenyReason(decision: StoredApprovalDecision | { readonly outcome: "deny"; readonly reason?: string }): StoredApprovalDecision {
+function withDenyReason(decision: FleetApprovalDecision | { readonly outcome: "deny"; readonly reason?: string }): FleetApprovalDecision {
   const given = decision as { outcome?: unknown; reason?: unknown } | null;
   if (typeof given === "object" && given !== null && given.outcome === "deny" && given.reason === undefined)
     return { ...(decision as object), outcome: "deny", reason: DEFAULT_DENY_REASON };
-  return decision as StoredApprovalDecision;
+  return decision as FleetApprovalDecision;
 }

@@ -8,16 +8,18 @@ import {
   type ApprovalHandlerContext,
   type ApprovalRequest,
   type Prompt,
+  type RememberRule,
   type Result,
   type RunOptions,
   type Stream,
   type SuspendOptions,
 } from "adaptor";
-import { DriverError, ErrCode, isError, walkError } from "@adaptor/errors";
+import { DriverError, ErrCode, InvalidOptionError, isError, walkError } from "@adaptor/errors";
 import { supportsPendingApprovals, type ThreadStore } from "@adaptor/threadstore";
 import type { StoredApprovalDecision } from "@adaptor/threadstore";
 import { toJsonEvent, type JsonValue } from "@adaptor/sessionrecorder";
 import type { FleetCore } from "../fleet/fleet-core.js";
+import type { FleetApprovalDecision } from "../fleet/check-submit.js";
 import { expiredVerdict, storeOutcome, type StoredVerdict } from "../verdict/verdict.js";
 import { cancelTopic, type CommitIntent, type RunResume, type RunRow } from "../schema/fleet-tables.js";
 import { fleetLeaseOwner, fleetLeaseStore, type CommitGuard } from "./fleet-lease-store.js";
@@ -454,7 +456,7 @@ export class FleetWorker {
     // worker paused past the heartbeat) applies none, since the retried attempt applies it instead.
     const apply = async (decision: JsonValue): Promise<boolean> => {
       if (!(await claim.held())) return false;
-      if (request.status === "pending") applyDecision(request, decision as unknown as StoredApprovalDecision);
+      if (request.status === "pending") applyDecision(request, decision as unknown as FleetApprovalDecision);
       return true;
     };
     // The deadline closes the approval's row to answers before it acts, in the one conditional
@@ -668,10 +670,30 @@ function expiredApproval(event: { readonly kind?: string; readonly data?: Readon
   return typeof id === "string" ? id : undefined;
 }
 
-/** Decides `request` as `decision` says. */
-function applyDecision(request: ApprovalRequest, decision: StoredApprovalDecision): void {
-  if (decision.outcome === "approve") request.approve(decision.updatedInput !== undefined ? { updatedInput: decision.updatedInput } : {});
-  else if (decision.outcome === "deny") request.deny(decision.reason);
+/**
+ * Decides `request` as `decision` says, remembering its rule (`remember`) for the rest of the run
+ * as `approve({ remember })` / `deny(reason, { remember })` do in process. A rule the request
+ * refuses here though the answering host took it (a path its folder resolves differently on this
+ * host, a `read_only` policy only this worker's agent sets) is dropped: the recorded answer is
+ * applied without it (no `approval.remembered` notice follows), as the host decided this ask.
+ */
+function applyDecision(request: ApprovalRequest, decision: FleetApprovalDecision): void {
+  const remember = decision.outcome !== "answer" ? decision.remember : undefined;
+  if (remember !== undefined) {
+    try {
+      settle(request, decision, { remember });
+      return;
+    } catch (error) {
+      if (!(error instanceof InvalidOptionError) || !(error.field === "remember" || error.field.startsWith("remember."))) throw error;
+    }
+  }
+  settle(request, decision, {});
+}
+
+function settle(request: ApprovalRequest, decision: FleetApprovalDecision, remembered: { readonly remember?: RememberRule }): void {
+  if (decision.outcome === "approve")
+    request.approve({ ...(decision.updatedInput !== undefined ? { updatedInput: decision.updatedInput } : {}), ...remembered });
+  else if (decision.outcome === "deny") request.deny(decision.reason, remembered);
   else request.answer(decision.choice);
 }
 
