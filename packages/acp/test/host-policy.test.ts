@@ -119,6 +119,39 @@ describe("session modes are checked after they are set", () => {
   });
 });
 
+describe("a mode set through the agent's mode config option is checked against the agent's own report", () => {
+  // The agent answers session/set_config_option `{}` (no options listed), as Factory Droid 0.225.2 does,
+  // and reports the mode in its updates.
+  for (const updates of ["current_mode_update", "config_option_update", "current_mode_update,config_option_update"])
+    it(`reported by ${updates.replace(",", " and ")}: the mode holds and the run goes on`, async () => {
+      const a = scripted({ sandboxModes: { read_only: "plan" } }, { FAKE_MODE_OPTION: "1", FAKE_MODE_UPDATES: updates });
+      const stream = a.stream("hello", { policy: { sandbox: "read_only" } });
+      const events = await collect(stream);
+      const result = await stream.result();
+      expect(result.text).toBe("ok");
+      expect(result.enforcement[0]).toMatchObject({ field: "sandbox", enforced: true });
+      expect(notices(events, "lifecycle")).toContain("session mode plan");
+    });
+
+  it("another mode reported fails the run with AcpModeNotAppliedError naming it", async () => {
+    const a = scripted({ sandboxModes: { read_only: "plan" } }, { FAKE_MODE_OPTION: "1", FAKE_REPORT_MODE: "default" });
+    const error = await a.run("hello", { policy: { sandbox: "read_only" } }).catch((e: unknown) => e);
+    expect(findError(error, AcpModeNotAppliedError)).toMatchObject({ requestedMode: "plan", reportedMode: "default" });
+  });
+
+  it("no report and an empty answer: AcpModeNotAppliedError (reports no mode); with modeConfirmedByAnswer the answer is the report", async () => {
+    const env = { FAKE_MODE_OPTION: "1", FAKE_MODE_UPDATES: "none" };
+    const error = await scripted({ sandboxModes: { read_only: "plan" } }, env)
+      .run("hello", { policy: { sandbox: "read_only" } })
+      .catch((e: unknown) => e);
+    expect(findError(error, AcpModeNotAppliedError)).toMatchObject({ requestedMode: "plan", reportedMode: undefined });
+    const result = await scripted({ sandboxModes: { read_only: "plan" }, modeConfirmedByAnswer: true }, env).run("hello", {
+      policy: { sandbox: "read_only" },
+    });
+    expect(result.text).toBe("ok");
+  });
+});
+
 describe("refused before launch", () => {
   it("a permission mode without askMode is HumanDecisionModeUnsupportedError; nothing is spawned", async () => {
     const stream = scripted({ askMode: undefined }).stream("hello", { policy: { approvals: { permission: "ask" } } });

@@ -199,6 +199,7 @@ export class AcpTurn implements SessionHandler {
       if (
         update.sessionUpdate !== "available_commands_update" &&
         update.sessionUpdate !== "current_mode_update" &&
+        update.sessionUpdate !== "config_option_update" &&
         update.sessionUpdate !== "usage_update"
       )
         this.replayed += 1;
