@@ -930,20 +930,21 @@ describe("an execute call whose command the host refused in its terminal did not
     violation(run, "c1");
   });
 
-  it("a call announced only after the refusal is not excused by it", async () => {
-    const run = await steps({ sandbox: "read_only" }, [
+  it("a refusal before the call was announced is not the call's", async () => {
+    // An `ls` refused while no call named it, then c1 announced: c1's own refused terminal excuses it ...
+    const own = await steps({ sandbox: "read_only" }, [
       { terminal: { command: "ls" } },
       ls("c1"),
       { terminal: { command: "ls" }, toolCallId: "c1" },
     ]);
-    // The second refusal is c1's: one refusal, one call. A third call reported failed has none left.
-    expect(run.error).toBeUndefined();
-    const late = await steps({ sandbox: "read_only" }, [
+    expect(own.error).toBeUndefined();
+    // ... the earlier refusal does not: c1 failed after a refused terminal of another command.
+    const earlier = await steps({ sandbox: "read_only" }, [
       { terminal: { command: "ls" } },
       ls("c1"),
       { terminal: { command: "pwd" }, toolCallId: "c1" },
     ]);
-    violation(late, "c1");
+    violation(earlier, "c1");
   });
 
   it("a call the agent reports completed after its terminal was refused ran something else: a violation", async () => {

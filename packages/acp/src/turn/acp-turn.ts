@@ -142,8 +142,8 @@ export class AcpTurn implements SessionHandler {
    *   `failed` although no permission ask about it came first (not `in_progress`: an agent may
    *   report a call running while the tool itself is about to ask, as OpenCode does; a call ended
    *   `failed` after the host cancelled the turn counts only when it was reported started,
-   *   `in_progress` or with output, before the cancel; nor a call ended `failed` whose command the
-   *   host refused, see {@link terminalRefused}); and once per call of any kind reported
+   *   `in_progress` or with output, before the cancel; a call ended `failed` whose command the
+   *   host refused in its terminal does not count, see {@link terminalRefused}); and once per call of any kind reported
    *   `completed` after the host denied its ask (`denied`) or answered it `cancelled` because it
    *   had interrupted the turn (`cancelled`).
    * @param terminalExitCode - the exit code of a host terminal, once it has exited.
