@@ -661,6 +661,8 @@ export class AcpDriver implements Driver {
       driver: this.descriptor.type,
       terminals,
       delegationTools: config.delegationTools ?? [],
+      // A refused terminal is the refusal of the one open call running that command.
+      onTerminalRefused: (refused) => turn.terminalRefused(refused),
     });
     let enforcement = plan.enforcement;
     // A tool that acts and ran unasked under a policy enforced by asks, or one that changes the

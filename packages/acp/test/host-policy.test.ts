@@ -119,6 +119,39 @@ describe("session modes are checked after they are set", () => {
   });
 });
 
+describe("a mode set through the agent's mode config option is checked against the agent's own report", () => {
+  // The agent answers session/set_config_option `{}` (no options listed), as Factory Droid 0.225.2 does,
+  // and reports the mode in its updates.
+  for (const updates of ["current_mode_update", "config_option_update", "current_mode_update,config_option_update"])
+    it(`reported by ${updates.replace(",", " and ")}: the mode holds and the run goes on`, async () => {
+      const a = scripted({ sandboxModes: { read_only: "plan" } }, { FAKE_MODE_OPTION: "1", FAKE_MODE_UPDATES: updates });
+      const stream = a.stream("hello", { policy: { sandbox: "read_only" } });
+      const events = await collect(stream);
+      const result = await stream.result();
+      expect(result.text).toBe("ok");
+      expect(result.enforcement[0]).toMatchObject({ field: "sandbox", enforced: true });
+      expect(notices(events, "lifecycle")).toContain("session mode plan");
+    });
+
+  it("another mode reported fails the run with AcpModeNotAppliedError naming it", async () => {
+    const a = scripted({ sandboxModes: { read_only: "plan" } }, { FAKE_MODE_OPTION: "1", FAKE_REPORT_MODE: "default" });
+    const error = await a.run("hello", { policy: { sandbox: "read_only" } }).catch((e: unknown) => e);
+    expect(findError(error, AcpModeNotAppliedError)).toMatchObject({ requestedMode: "plan", reportedMode: "default" });
+  });
+
+  it("no report and an empty answer: AcpModeNotAppliedError (reports no mode); with modeConfirmedByAnswer the answer is the report", async () => {
+    const env = { FAKE_MODE_OPTION: "1", FAKE_MODE_UPDATES: "none" };
+    const error = await scripted({ sandboxModes: { read_only: "plan" } }, env)
+      .run("hello", { policy: { sandbox: "read_only" } })
+      .catch((e: unknown) => e);
+    expect(findError(error, AcpModeNotAppliedError)).toMatchObject({ requestedMode: "plan", reportedMode: undefined });
+    const result = await scripted({ sandboxModes: { read_only: "plan" }, modeConfirmedByAnswer: true }, env).run("hello", {
+      policy: { sandbox: "read_only" },
+    });
+    expect(result.text).toBe("ok");
+  });
+});
+
 describe("refused before launch", () => {
   it("a permission mode without askMode is HumanDecisionModeUnsupportedError; nothing is spawned", async () => {
     const stream = scripted({ askMode: undefined }).stream("hello", { policy: { approvals: { permission: "ask" } } });
@@ -821,5 +854,119 @@ describe("a command the host itself asked about is the ask of the call that ran 
     expect(run.error).toBeInstanceOf(RunError);
     expect((run.error as RunError).reason).toBe("policy_violation");
     expect((run.error as RunError).details).toMatchObject({ toolCallId: "c2", fields: ["approvals.permission"] });
+  });
+});
+
+describe("an execute call whose command the host refused in its terminal did not run", () => {
+  /** Runs `steps` under `policy`, the host's own terminal asks denied (the agent asks about nothing); the error, if the run failed. */
+  async function steps(
+    policy: NonNullable<Parameters<Agent["run"]>[1]>["policy"],
+    list: readonly Record<string, unknown>[],
+  ): Promise<{ results?: string[]; enforced?: boolean; error?: unknown; hostAsks: string[]; events: AgentEvent[] }> {
+    const hostAsks: string[] = [];
+    const stream = scripted().stream(`STEPS ${JSON.stringify(list)}`, {
+      policy,
+      onApproval: (request) => {
+        hostAsks.push(request.title);
+        request.deny("not now");
+      },
+    });
+    const events = await collect(stream);
+    try {
+      const result = await stream.result();
+      return { results: JSON.parse(result.text) as string[], enforced: result.enforcement[0]?.enforced, hostAsks, events };
+    } catch (error) {
+      return { error, hostAsks, events };
+    }
+  }
+  const ls = (id: string, extra: Record<string, unknown> = {}) => ({
+    call: { toolCallId: id, title: "`ls`", kind: "execute", rawInput: { command: "ls" }, ...extra },
+  });
+  const refusedNotices = (events: readonly AgentEvent[]) =>
+    events.flatMap((e) =>
+      e.type === "notice" && (e.data as { refusedTerminal?: boolean } | undefined)?.refusedTerminal ? [e.message] : [],
+    );
+
+  for (const [name, policy] of [
+    ["ask (the host's own ask denied)", { approvals: { permission: "ask" } }],
+    ["auto_deny", { approvals: { permission: "auto_deny" } }],
+    ["read_only (refused by policy)", { sandbox: "read_only" }],
+  ] as const)
+    it(`${name}: an unasked execute call reported failed after the host refused its terminal is no violation; the policy is enforced`, async () => {
+      const run = await steps(policy, [ls("c1"), { terminal: { command: "ls" }, toolCallId: "c1" }]);
+      expect(run.error).toBeUndefined();
+      expect(run.results).toEqual(["announced", expect.stringMatching(/^refused: .*terminal\/create refused by the host/)]);
+      expect(run.enforced).toBe(true);
+      expect(run.hostAsks).toEqual(name.startsWith("ask") ? ["Run ls"] : []);
+      expect(refusedNotices(run.events)).toEqual(["`ls`: the host refused its command's terminal (the call did not run)"]);
+    });
+
+  it("the refused command run through sh -c is the call's command too", async () => {
+    const run = await steps({ sandbox: "read_only" }, [
+      ls("c1"),
+      { terminal: { command: "/bin/bash", args: ["-lc", "ls"] }, toolCallId: "c1" },
+    ]);
+    expect(run.error).toBeUndefined();
+    expect(run.enforced).toBe(true);
+  });
+
+  /** The verdict of a run that must fail: policy_violation naming the call. */
+  const violation = (run: { error?: unknown }, toolCallId: string) => {
+    expect(run.error).toBeInstanceOf(RunError);
+    expect((run.error as RunError).reason).toBe("policy_violation");
+    expect((run.error as RunError).details).toMatchObject({ toolCallId });
+  };
+
+  it("a refused terminal whose command the call's input does not name excuses nothing", async () => {
+    const run = await steps({ sandbox: "read_only" }, [
+      { call: { toolCallId: "c1", title: "`ls`", kind: "execute", rawInput: { command: "ls -la" } } },
+      { terminal: { command: "ls" }, toolCallId: "c1" },
+    ]);
+    violation(run, "c1");
+  });
+
+  it("two open calls naming the refused command: the refusal is neither's, the failed one is a violation", async () => {
+    const run = await steps({ sandbox: "read_only" }, [ls("c1"), ls("c2"), { terminal: { command: "ls" }, toolCallId: "c1" }]);
+    violation(run, "c1");
+  });
+
+  it("a refusal before the call was announced is not the call's", async () => {
+    // An `ls` refused while no call named it, then c1 announced: c1's own refused terminal excuses it ...
+    const own = await steps({ sandbox: "read_only" }, [
+      { terminal: { command: "ls" } },
+      ls("c1"),
+      { terminal: { command: "ls" }, toolCallId: "c1" },
+    ]);
+    expect(own.error).toBeUndefined();
+    // ... the earlier refusal does not: c1 failed after a refused terminal of another command.
+    const earlier = await steps({ sandbox: "read_only" }, [
+      { terminal: { command: "ls" } },
+      ls("c1"),
+      { terminal: { command: "pwd" }, toolCallId: "c1" },
+    ]);
+    violation(earlier, "c1");
+  });
+
+  it("a call the agent reports completed after its terminal was refused ran something else: a violation", async () => {
+    const run = await steps({ approvals: { permission: "ask" } }, [
+      ls("c1"),
+      { terminal: { command: "ls" }, toolCallId: "c1", onRefusal: "completed" },
+    ]);
+    violation(run, "c1");
+    expect((run.error as RunError).message).toContain("ran without a permission ask");
+  });
+
+  it("a call reported running before its terminal was refused, or of another acting kind, is still a violation", async () => {
+    violation(
+      await steps({ sandbox: "read_only" }, [ls("c1", { status: "in_progress" }), { terminal: { command: "ls" }, toolCallId: "c1" }]),
+      "c1",
+    );
+    violation(
+      await steps({ sandbox: "read_only" }, [
+        { call: { toolCallId: "c1", title: "write", kind: "edit", rawInput: { command: "ls" } } },
+        { terminal: { command: "ls" }, toolCallId: "c1" },
+      ]),
+      "c1",
+    );
   });
 });

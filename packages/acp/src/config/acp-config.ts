@@ -72,9 +72,11 @@ export interface AcpConfig extends CommonDriverConfig {
    */
   readonly delegationTools?: readonly string[];
   /**
-   * The agent answers `session/set_mode` with an error for a mode it does not take and reports no
-   * `current_mode_update`: its success answer is the check that the mode was applied. Default false:
-   * the driver waits for the agent's report. Only for agents proven so in tests (gemini-cli 0.61.0).
+   * The agent answers `session/set_mode` (or `session/set_config_option` for its mode option) with
+   * an error for a mode it does not take and reports no `current_mode_update` or
+   * `config_option_update`: its success answer is the check that the mode was applied (a report
+   * that did come, or a mode option listed in the answer, still decides). Default false: the driver
+   * waits for the agent's report. Only for agents proven so in tests (gemini-cli 0.61.0).
    */
   readonly modeConfirmedByAnswer?: boolean;
   /**

@@ -1,6 +1,7 @@
-import { basename, resolve } from "node:path";
+import { resolve } from "node:path";
 import type { ApprovalAsk } from "@adaptor/driver";
 import { hasNoEffect } from "@adaptor/driver/kit";
+import { commandLines, inputCommandLines, normalLine as normal } from "./command-lines.js";
 
 /** What one approved agent ask still covers: the files it named and, for an `execute` ask, its command lines. */
 interface Credit {
@@ -12,27 +13,6 @@ interface Credit {
 
 /** Input fields the agents of the suites name the file of an edit with (Qwen Code, Gemini CLI: `file_path`). */
 const PATH_FIELDS = ["path", "file_path", "filePath", "absolute_path", "filename", "file", "target_file", "notebook_path"];
-
-/** Shells whose `-c <script>` is the command a person approves. */
-const SHELLS = new Set(["sh", "bash", "zsh", "dash", "ksh", "fish"]);
-
-/** Whitespace runs collapsed and the ends trimmed: `ls  -la ` and `ls -la` are one command line. */
-const normal = (line: string): string => line.trim().replace(/\s+/g, " ");
-
-/**
- * The command lines a command names: the words joined, and for a shell run as `sh -c <script>`
- * (also `-lc`, `bash -l -c`) the script itself.
- */
-function commandLines(words: readonly string[]): string[] {
-  const lines = [normal(words.join(" "))];
-  const [shell, ...rest] = words;
-  const flag = rest.findIndex((word) => /^-[a-z]*c$/.test(word));
-  if (shell !== undefined && SHELLS.has(basename(shell)) && flag >= 0 && rest.slice(0, flag).every((w) => /^-[a-z]+$/.test(w))) {
-    const script = rest[flag + 1];
-    if (typeof script === "string") lines.push(normal(script));
-  }
-  return lines.filter((line) => line !== "");
-}
 
 /**
  * The approved agent asks of one turn not yet used by a host write or command. Each is bound to
@@ -67,10 +47,7 @@ export class ApprovedAsks {
     }
     const commands = new Set<string>();
     if (kind === "execute") {
-      const command = input["command"] ?? input["cmd"];
-      const args = Array.isArray(input["args"]) ? input["args"].map(String) : [];
-      if (typeof command === "string") for (const line of commandLines([command, ...args])) commands.add(line);
-      else if (Array.isArray(command)) for (const line of commandLines([...command.map(String), ...args])) commands.add(line);
+      for (const line of inputCommandLines(input)) commands.add(line);
       const title = normal(ask.title ?? "");
       const quoted = /^`([^`]+)`$/.exec(title)?.[1];
       for (const line of [title, quoted]) if (line) commands.add(normal(line));

@@ -47,7 +47,8 @@ export type HostMethod = (typeof HOST_METHODS)[number];
  * - a `terminal/create` with an `env` of its own is asked about by the host under a permission mode,
  *   even after the agent's own approved ask; the ask's input and title show the variables.
  * - a terminal whose command the host asked about and that was approved is the ask of one tool call
- *   that names it ({@link takeAskedTerminal}).
+ *   that names it ({@link takeAskedTerminal}); a `terminal/create` refused before anything started
+ *   is reported to `onTerminalRefused`.
  */
 export class HostClient {
   readonly #plan: AcpPolicyPlan;
@@ -60,6 +61,7 @@ export class HostClient {
   readonly #approved: ApprovedAsks;
   /** Host terminals whose command the host itself asked about and the host approved, not yet claimed by a tool call. */
   readonly #askedTerminals = new Set<string>();
+  readonly #onTerminalRefused: (request: acp.CreateTerminalRequest) => void;
   /** The edited approval refused during the turn, if any. */
   editRefused: AcpApprovalEditUnsupportedError | undefined;
   /** The sink the turn asks through: the read_only gate and the edited-input refusal in front of the run's sink. */
@@ -72,7 +74,10 @@ export class HostClient {
     terminals: HostTerminals;
     driver: string;
     delegationTools?: readonly string[];
+    /** Called with each `terminal/create` the host refused before starting anything (the command did not run). */
+    onTerminalRefused?: (request: acp.CreateTerminalRequest) => void;
   }) {
+    this.#onTerminalRefused = options.onTerminalRefused ?? (() => undefined);
     this.#delegationTools = options.delegationTools ?? [];
     this.#plan = options.plan;
     this.#sink = options.sink;
@@ -252,6 +257,26 @@ export class HostClient {
   }
 
   async #create(asked: acp.CreateTerminalRequest): Promise<acp.CreateTerminalResponse> {
+    let request: acp.CreateTerminalRequest;
+    let hostAsked: boolean;
+    try {
+      ({ request, hostAsked } = await this.#terminalRequest(asked));
+    } catch (error) {
+      // Refused before anything was started: the command did not run.
+      this.#onTerminalRefused(asked);
+      throw error;
+    }
+    const created = await this.#terminals.create(request);
+    if (hostAsked) this.#askedTerminals.add(created.terminalId);
+    return created;
+  }
+
+  /**
+   * The terminal to start for the agent's `terminal/create` under the run's policy (the host's
+   * edit of its own ask applied), and whether the host itself asked about it (and it was approved).
+   * @throws RequestError when the host refuses it.
+   */
+  async #terminalRequest(asked: acp.CreateTerminalRequest): Promise<{ request: acp.CreateTerminalRequest; hostAsked: boolean }> {
     const command = [asked.command, ...(asked.args ?? [])].join(" ");
     if (this.#plan.commands === "deny") this.#refuse("terminal/create", command, "the run's sandbox is read_only");
     // The variables the command gets on top of the agent's environment are part of what is approved
@@ -271,9 +296,7 @@ export class HostClient {
         this.#approved.takeCommand(asked.command, asked.args ?? []),
       this.#plan.commands === "ask",
     );
-    const created = edited ? await this.#createEdited(asked, edited, env, shown) : await this.#terminals.create(asked);
-    if (hostAsked) this.#askedTerminals.add(created.terminalId);
-    return created;
+    return { request: edited ? this.#editedRequest(asked, edited, env, shown) : asked, hostAsked };
   }
 
   /**
@@ -284,22 +307,22 @@ export class HostClient {
     return this.#askedTerminals.delete(terminalId);
   }
 
-  /** Creates the terminal of a `terminal/create` whose host ask was approved with `edited` input. */
-  #createEdited(
+  /** The terminal of a `terminal/create` whose host ask was approved with `edited` input. */
+  #editedRequest(
     asked: acp.CreateTerminalRequest,
     edited: Record<string, unknown>,
     env: acp.EnvVariable[],
     shown: string,
-  ): Promise<acp.CreateTerminalResponse> {
+  ): acp.CreateTerminalRequest {
     // The host applies an edit of its own ask itself: it runs the command the host approved.
     const args = Array.isArray(edited["args"]) ? edited["args"].map(String) : asked.args;
-    return this.#terminals.create({
+    return {
       ...asked,
       command: typeof edited["command"] === "string" ? edited["command"] : asked.command,
       ...(args ? { args } : {}),
       cwd: typeof edited["cwd"] === "string" ? edited["cwd"] : (asked.cwd ?? null),
       env: "env" in edited ? this.#editedEnv(edited["env"], shown) : env,
-    });
+    };
   }
 
   /** The `env` of an edited `terminal/create` ask: `[{ name, value }]` strings, as ACP's request has it. */

@@ -2,7 +2,10 @@ import type * as acp from "@agentclientprotocol/sdk";
 import type { AcpProcess } from "../connection/acp-process.js";
 import { choicesOf } from "../session/model-option.js";
 
-/** How long the driver waits for a `current_mode_update` after `session/set_mode` answered: 5 s (a safety net). */
+/**
+ * How long the driver waits for the agent's report of the mode (`current_mode_update`,
+ * `config_option_update`) after setting it was answered without one: 5 s (a safety net).
+ */
 export const MODE_REPORT_WAIT_MS = 5_000;
 
 /** A session's modes as `session/new` / `session/load` offered them. */
@@ -34,12 +37,27 @@ export function notOffered(modeId: string, offered: Offered): string[] | undefin
 }
 
 /**
+ * The mode an update reports: a `current_mode_update`'s `currentModeId`, or the current value of
+ * the mode option (`optionId`, else the first of category `mode` or id `mode`) a `config_option_update` lists.
+ */
+function reportedBy(update: acp.SessionUpdate, optionId: string | undefined): string | undefined {
+  if (update.sessionUpdate === "current_mode_update") return update.currentModeId;
+  if (update.sessionUpdate !== "config_option_update") return undefined;
+  const options = update.configOptions;
+  return currentValue(optionId !== undefined ? options.find((option) => option.id === optionId) : modeOption(options));
+}
+
+/**
  * Selects session mode `modeId` and returns the mode the agent reports afterwards (undefined when it
- * reports none): through the agent's `mode` config option when it offers one (`session/set_config_option`,
- * whose answer lists the options with their current values), else `session/set_mode`, whose effect
- * the agent reports in a `current_mode_update` (waited for at most {@link MODE_REPORT_WAIT_MS}). A
- * mode already current is not set again. With `confirmedByAnswer`, `session/set_mode`'s success
- * answer counts as the report (an agent that refuses unknown modes and sends no update).
+ * reports none): through the agent's `mode` config option when it offers one
+ * (`session/set_config_option`, whose answer lists the options with their current values), else
+ * `session/set_mode`. The agent's own report of the mode after the request was sent counts too:
+ * a `current_mode_update`, or a `config_option_update` listing the mode option's current value
+ * (the latest of them). When the answer reports no mode (`session/set_mode` never does; Factory
+ * Droid 0.225.2 answers `session/set_config_option` with `{}`, against the schema) and no update
+ * came before it, the first update is waited for at most {@link MODE_REPORT_WAIT_MS}. A mode already
+ * current is not set again. With `confirmedByAnswer`, a success answer that reports no mode counts
+ * as the report when no update did (an agent that refuses unknown modes and sends no update).
  * The caller checks first that the session offers the mode ({@link notOffered}).
  */
 export async function applyMode(
@@ -52,19 +70,15 @@ export async function applyMode(
 ): Promise<string | undefined> {
   const agent = proc.connection.agent;
   const option = modeOption(offered?.configOptions);
-  if (option) {
-    if (currentValue(option) === modeId) return modeId;
-    const answer = await step(agent.request("session/set_config_option", { sessionId, configId: option.id, value: modeId }));
-    return currentValue(modeOption(answer.configOptions));
-  }
-  if (offered?.modes?.currentModeId === modeId) return modeId;
+  if (option ? currentValue(option) === modeId : offered?.modes?.currentModeId === modeId) return modeId;
   let reported: string | undefined;
   let heard!: () => void;
   const report = new Promise<void>((resolve) => (heard = resolve));
   const detach = proc.attach(sessionId, {
     onUpdate: (update) => {
-      if (update.sessionUpdate !== "current_mode_update") return true;
-      reported = update.currentModeId;
+      const mode = reportedBy(update, option?.id);
+      if (mode === undefined) return true;
+      reported = mode;
       heard();
       return true;
     },
@@ -72,7 +86,12 @@ export async function applyMode(
     onText: () => undefined,
   });
   try {
-    await step(agent.request("session/set_mode", { sessionId, modeId }));
+    if (option) {
+      const answer = await step(agent.request("session/set_config_option", { sessionId, configId: option.id, value: modeId }));
+      // The answer's list of options, when it has the mode option, is the report.
+      const answered = answer?.configOptions ? answer.configOptions.find((o) => o.id === option.id) : undefined;
+      if (answered) return currentValue(answered);
+    } else await step(agent.request("session/set_mode", { sessionId, modeId }));
     if (reported === undefined && confirmedByAnswer) return modeId;
     if (reported === undefined) {
       let timer: NodeJS.Timeout | undefined;

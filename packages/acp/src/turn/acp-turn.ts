@@ -3,6 +3,7 @@ import type { ApprovalAsk, DriverSink, TranscriptItem, Usage } from "@adaptor/dr
 import { hasNoEffect, knownInput } from "@adaptor/driver/kit";
 import type { AgentNotice } from "../acp-driver.js";
 import type { SessionHandler } from "../connection/acp-process.js";
+import { commandLines, inputCommandLines } from "../host/command-lines.js";
 import { callsServer, changesMachine, toolCallText, toolNameOf, type TrustedServer } from "./tool-call.js";
 import { reportsUnknownTool } from "./unknown-tool.js";
 
@@ -48,6 +49,11 @@ interface ToolState {
   terminalId?: string;
   /** The call ran unasked in a host terminal the host itself asked about: that ask was the call's. */
   coveredByAsk?: boolean;
+  /**
+   * The host refused a `terminal/create` of the call's command before starting anything, while the
+   * call was the one open `execute` call whose input named that command (see {@link AcpTurn.terminalRefused}).
+   */
+  refusedTerminal?: boolean;
 }
 
 /** A tool call that acts (see {@link actsKind}) and ran without a permission ask. */
@@ -136,7 +142,8 @@ export class AcpTurn implements SessionHandler {
    *   `failed` although no permission ask about it came first (not `in_progress`: an agent may
    *   report a call running while the tool itself is about to ask, as OpenCode does; a call ended
    *   `failed` after the host cancelled the turn counts only when it was reported started,
-   *   `in_progress` or with output, before the cancel); and once per call of any kind reported
+   *   `in_progress` or with output, before the cancel; a call ended `failed` whose command the
+   *   host refused in its terminal does not count, see {@link terminalRefused}); and once per call of any kind reported
    *   `completed` after the host denied its ask (`denied`) or answered it `cancelled` because it
    *   had interrupted the turn (`cancelled`).
    * @param terminalExitCode - the exit code of a host terminal, once it has exited.
@@ -192,6 +199,7 @@ export class AcpTurn implements SessionHandler {
       if (
         update.sessionUpdate !== "available_commands_update" &&
         update.sessionUpdate !== "current_mode_update" &&
+        update.sessionUpdate !== "config_option_update" &&
         update.sessionUpdate !== "usage_update"
       )
         this.replayed += 1;
@@ -360,6 +368,23 @@ export class AcpTurn implements SessionHandler {
     this.#open.clear();
   }
 
+  /**
+   * The host refused the agent's `terminal/create` of `request` before starting anything (its
+   * policy, or its own ask denied): the refusal belongs to the one open call (announced, not yet
+   * reported `completed` or `failed`) whose most acting kind is `execute` and whose input's
+   * `command` (with its `args`) is the same command line (whitespace runs aside; a `sh -c <script>`
+   * on either side is compared as its script). With no such call, or several, it is no call's.
+   * A call so refused that the agent then reports `failed` did not run (see `onUnasked`).
+   */
+  terminalRefused(request: Pick<acp.CreateTerminalRequest, "command" | "args">): void {
+    if (this.#ended || !this.#prompting) return;
+    const lines = commandLines([request.command, ...(request.args ?? [])]);
+    const naming = [...this.#tools.values()].filter(
+      (tool) => !tool.finished && tool.actingKind === "execute" && inputCommandLines(tool.input).some((line) => lines.includes(line)),
+    );
+    if (naming.length === 1) naming[0]!.refusedTerminal = true;
+  }
+
   /** Stops taking updates and answers every open permission request `cancelled`. */
   end(): void {
     this.#ended = true;
@@ -456,7 +481,9 @@ export class AcpTurn implements SessionHandler {
    * unasked, it is a violation although the turn was interrupted. A call the agent answered itself
    * because it has no such tool (a name the model invented) did not run either: reported `failed`
    * with only the agent's "no such tool" text naming it ({@link reportsUnknownTool}), never
-   * reported running before, and of no kind that changes the machine.
+   * reported running before, and of no kind that changes the machine. Nor did an `execute` call
+   * whose command the host refused in its terminal ({@link terminalRefused}), reported `failed`
+   * without naming a host terminal and never reported running (`in_progress`, output) before.
    */
   #checkRan(id: string, tool: ToolState, call: acp.ToolCallUpdate, status: "completed" | "failed"): void {
     const kind = call.kind ?? undefined;
@@ -482,6 +509,25 @@ export class AcpTurn implements SessionHandler {
     const acting = !tool.kindSeen || tool.actingKind !== undefined;
     const exempt = tool.trusted === true && !changesMachine(tool.actingKind);
     if (!refused && !cancelled && (this.#asked.has(id) || !acting || exempt)) return;
+    // The call's one command was the host terminal the host refused (see terminalRefused), and
+    // nothing of it was reported running before its failure: it did not run.
+    if (
+      status === "failed" &&
+      !refused &&
+      !cancelled &&
+      tool.refusedTerminal === true &&
+      tool.actingKind === "execute" &&
+      tool.terminalId === undefined &&
+      tool.reportedRunning !== true
+    ) {
+      this.#sink.emit({
+        type: "notice",
+        kind: "policy",
+        message: `${tool.name}: the host refused its command's terminal (the call did not run)`,
+        data: { toolCallId: id, toolName: tool.name, refusedTerminal: true },
+      });
+      return;
+    }
     // The command the call ran in a host terminal the host itself asked about: that was its ask.
     if (!refused && !cancelled && tool.terminalId !== undefined && this.#takeAskedTerminal?.(tool.terminalId) === true) {
       tool.coveredByAsk = true;
@@ -518,6 +564,7 @@ export class AcpTurn implements SessionHandler {
     delete tool.unasked;
     delete tool.startedBeforeCancel;
     delete tool.reportedRunning;
+    delete tool.refusedTerminal;
   }
 
   /**
