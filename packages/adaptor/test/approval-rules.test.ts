@@ -307,6 +307,8 @@ describe("approval rules in a run", () => {
       (r) => r.approve({ remember: { toolName: "Bash", scope: "forever" } as unknown as RememberRule }),
       (r) => r.approve({ remember: { toolName: "Bash" }, updatedInput: { command: "npm test --ci" } }),
       (r) => r.deny("x", { remember: null as unknown as RememberRule }),
+      // A misspelt field is refused, not dropped (dropped, the rule would allow every Bash call).
+      (r) => r.approve({ remember: { toolName: "Bash", commandPrefx: "npm test" } as unknown as RememberRule }),
     ];
     const fields: unknown[] = [];
     const { requests, decisions } = await run([bash("npm test")], (request) => {
@@ -328,6 +330,7 @@ describe("approval rules in a run", () => {
       "remember.scope",
       "remember",
       "remember",
+      "remember.commandPrefx",
     ]);
     expect(requests).toHaveLength(1);
     expect(decisions).toEqual([{ outcome: "approve" }]);

@@ -1,6 +1,7 @@
 import { realpathSync } from "node:fs";
 import * as path from "node:path";
 import { InvalidOptionError } from "@adaptor/errors";
+import { closestOption } from "@adaptor/errors/internal";
 import type { ApprovalDecision } from "@adaptor/driver";
 
 /**
@@ -229,9 +230,12 @@ export function suggestRules(subject: RuleSubject): ApprovalRule[] {
   return [{ toolName }];
 }
 
+/** The keys a rule to remember may have. */
+const RULE_KEYS: readonly string[] = ["toolName", "command", "commandPrefix", "pathPrefix", "scope"];
+
 /**
- * Checks a rule to remember with an answer to `subject`: a plain object with a non-empty
- * `toolName`, string `command`/`commandPrefix` (not both), an absolute `pathPrefix`, a `scope` of
+ * Checks a rule to remember with an answer to `subject`: a plain object with only the rule's keys
+ * (another key is refused, with the closest name), a non-empty `toolName`, string `command`/`commandPrefix` (not both), an absolute `pathPrefix`, a `scope` of
  * `run`, and matching the ask it answers.
  * @returns the `InvalidOptionError` (subject `subject`, field `remember` or `remember.<field>`), or undefined.
  */
@@ -244,6 +248,18 @@ export function rememberError(
   if (typeof remember !== "object" || remember === null || Array.isArray(remember))
     return refuse("remember", "must be a rule object (one of request.suggestions, or { toolName, command | commandPrefix | pathPrefix })");
   const rule = remember as Record<string, unknown>;
+  // An unknown key is refused, not dropped: a misspelt `commandPrefx` would otherwise leave a
+  // rule on the tool alone, which allows every call of it.
+  for (const key of Object.keys(rule))
+    if (!RULE_KEYS.includes(key)) {
+      const suggestion = closestOption(key, RULE_KEYS);
+      return new InvalidOptionError({
+        subject,
+        field: `remember.${key}`,
+        reason: `is not a rule field (${RULE_KEYS.join(", ")})${suggestion ? `; did you mean ${suggestion}?` : ""}`,
+        suggestion,
+      });
+    }
   if (rule["scope"] !== undefined && rule["scope"] !== "run")
     return refuse("remember.scope", `must be "run", got ${JSON.stringify(rule["scope"])}`);
   if (typeof rule["toolName"] !== "string" || rule["toolName"] === "") return refuse("remember.toolName", "must be a non-empty string");
