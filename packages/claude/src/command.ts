@@ -39,12 +39,14 @@ export function defaultClaudeVersion(): string | undefined {
  * `bin/claude.exe`, else the platform package's native `claude`), else `"claude"` on PATH.
  */
 export function defaultClaudeCommand(): string {
-  const root = (packageRoot ??= resolvedDir(createRequire(import.meta.url), "@anthropic-ai/claude-code/package.json"));
+  if (packageRoot === undefined) packageRoot = resolvedDir(createRequire(import.meta.url), "@anthropic-ai/claude-code/package.json");
+  const root = packageRoot;
   if (root === null) return "claude";
   const linked = join(root, "bin", "claude.exe");
   if (existsSync(linked) && statSync(linked).size > MIN_NATIVE_BYTES) return linked;
   const platformPackage = `@anthropic-ai/claude-code-${process.platform}-${process.arch}/package.json`;
-  const nativeRoot = (platformRoot ??= resolvedDir(createRequire(join(root, "package.json")), platformPackage));
+  if (platformRoot === undefined) platformRoot = resolvedDir(createRequire(join(root, "package.json")), platformPackage);
+  const nativeRoot = platformRoot;
   if (nativeRoot !== null && existsSync(join(nativeRoot, "claude"))) return join(nativeRoot, "claude");
   return "claude";
 }
