@@ -1,7 +1,7 @@
 import { spawn } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 import { createInterface } from "node:readline";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import {
   AHEAD_FRESH_MS,
   aheadReads,
@@ -556,6 +556,10 @@ describe.skipIf(process.platform !== "linux" || !hasChildrenLists)("descendant t
   it("a CLI told to exit stands on a read of where orphans are handed made for it within AHEAD_FRESH_MS; one watched after that read, or one whose last read is older, reads again and adopts its tagged orphan", async () => {
     const { clis, trackers, all } = twoTaggedClis("ahead");
     const [first, second] = clis;
+    // The freshness window is read on a clock the test holds still and moves itself: a busy
+    // machine pausing between two lines must not make a read look older than it is.
+    let now = 1_000_000;
+    const clock = vi.spyOn(performance, "now").mockImplementation(() => now);
     try {
       all.push(first!.cli.pid!, second!.cli.pid!);
       all.push(...(await first!.pids), ...(await second!.pids));
@@ -577,11 +581,12 @@ describe.skipIf(process.platform !== "linux" || !hasChildrenLists)("descendant t
       expect(late.pids).toContain((await second!.pids)[1]);
       // No poll while nothing is watched: the last read grows older than AHEAD_FRESH_MS.
       for (const tracker of trackers) unwatchDescendants(tracker);
-      await new Promise((resolve) => setTimeout(resolve, AHEAD_FRESH_MS + 50));
+      now += AHEAD_FRESH_MS + 1;
       watchDescendants(early);
       readOrphansAhead(early);
       expect(aheadReads.count).toBe(afterPoll + 2);
     } finally {
+      clock.mockRestore();
       for (const tracker of trackers) releaseDescendants(tracker);
       killAll(all);
     }
