@@ -956,6 +956,14 @@ describe("an execute call whose command the host refused in its terminal did not
     expect((run.error as RunError).message).toContain("ran without a permission ask");
   });
 
+  it("a call the agent reports failed with an exit status after its terminal was refused ran the command itself: a violation", async () => {
+    const run = await steps({ sandbox: "read_only" }, [
+      ls("c1"),
+      { terminal: { command: "ls" }, toolCallId: "c1", refusalUpdate: { rawOutput: { exit_code: 2, output: "ls: cannot access" } } },
+    ]);
+    violation(run, "c1");
+  });
+
   it("a call reported running before its terminal was refused, or of another acting kind, is still a violation", async () => {
     violation(
       await steps({ sandbox: "read_only" }, [ls("c1", { status: "in_progress" }), { terminal: { command: "ls" }, toolCallId: "c1" }]),

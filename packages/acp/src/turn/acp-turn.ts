@@ -510,7 +510,8 @@ export class AcpTurn implements SessionHandler {
     const exempt = tool.trusted === true && !changesMachine(tool.actingKind);
     if (!refused && !cancelled && (this.#asked.has(id) || !acting || exempt)) return;
     // The call's one command was the host terminal the host refused (see terminalRefused), and
-    // nothing of it was reported running before its failure: it did not run.
+    // nothing of it was reported running before its failure, nor an exit status with it (an
+    // agent that ran the command itself after the refusal): it did not run.
     if (
       status === "failed" &&
       !refused &&
@@ -518,7 +519,8 @@ export class AcpTurn implements SessionHandler {
       tool.refusedTerminal === true &&
       tool.actingKind === "execute" &&
       tool.terminalId === undefined &&
-      tool.reportedRunning !== true
+      tool.reportedRunning !== true &&
+      !reportsExitStatus(call)
     ) {
       this.#sink.emit({
         type: "notice",
@@ -644,4 +646,14 @@ export function promptUsage(response: acp.PromptResponse): Usage | undefined {
     return { inputTokens: quota["input_tokens"], outputTokens: quota["output_tokens"] };
   }
   return undefined;
+}
+
+/** Keys under which agents report a command's exit status in a tool call's `rawOutput`. */
+const EXIT_STATUS_KEYS = ["exit_code", "exitCode", "exit_status", "exitStatus", "returncode", "returnCode"];
+
+/** Whether `call`'s `rawOutput` reports an exit status (a number under {@link EXIT_STATUS_KEYS}): a command ran. */
+function reportsExitStatus(call: { readonly rawOutput?: unknown }): boolean {
+  const raw = call.rawOutput;
+  if (typeof raw !== "object" || raw === null) return false;
+  return EXIT_STATUS_KEYS.some((key) => typeof (raw as Record<string, unknown>)[key] === "number");
 }
