@@ -338,6 +338,7 @@ describe("public surface", () => {
       "EDIT_UNSUPPORTED_REASON",
       "askFactsOf",
       "decisionRefusal",
+      "rememberError",
       "sniffImageType",
       "updatedInputError",
     ]);

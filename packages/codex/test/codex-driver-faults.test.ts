@@ -64,7 +64,7 @@ describe("codex app-server driver faults (fake CLI)", () => {
       ...handshake,
       line({
         id: "srv-1",
-        method: "item/tool/requestUserInput",
+        method: "item/tool/someFutureRequest",
         params: { threadId: "t-fake", turnId: "u-fake", itemId: "i", questions: [] },
       }),
       { echoStdinLine: true },
@@ -79,7 +79,7 @@ describe("codex app-server driver faults (fake CLI)", () => {
         .filter((p) => p.kind === "stdout")
         .map((p) => p.text ?? ""),
     );
-    expect(answers).toEqual([{ id: "srv-1", error: { code: -32601, message: expect.stringContaining("item/tool/requestUserInput") } }]);
+    expect(answers).toEqual([{ id: "srv-1", error: { code: -32601, message: expect.stringContaining("item/tool/someFutureRequest") } }]);
     expect(run.response?.checkpoint).toEqual({ resumeId: "t-fake", data: { lastTurnId: "u-fake" } });
   });
 
