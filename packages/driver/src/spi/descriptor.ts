@@ -60,7 +60,7 @@ export interface DriverCapabilities {
   };
   /**
    * Approval modes per kind. `elicitation` may be left out: the driver relays no MCP server's
-   * elicitation, which is the same as `["inherit"]` (see {@link approvalModes}).
+   * elicitation, which is the same as `["inherit"]` (see `approvalModes` of `@adaptor/driver`).
    */
   readonly approvals: { readonly [K in Exclude<ApprovalKind, "elicitation">]: readonly ApprovalMode[] } & {
     readonly elicitation?: readonly ApprovalMode[];
