@@ -2,6 +2,7 @@ export {
   JsonRpcConnection,
   DEFAULT_REPLY_TIMEOUT_MS,
   JSON_RPC_METHOD_NOT_FOUND,
+  JSON_RPC_INVALID_REQUEST,
   type JsonRpcConnectionOptions,
   type JsonRpcHandlers,
   type JsonRpcServerRequest,
