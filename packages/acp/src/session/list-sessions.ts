@@ -1,6 +1,6 @@
 import type { ListSessionsResponse } from "@agentclientprotocol/sdk";
 import type { DriverListSessionsQuery, SessionPage, SessionSummary } from "@adaptor/driver";
-import { InvalidOptionError } from "@adaptor/errors";
+import { decodeSessionCursor, encodeSessionCursor } from "@adaptor/driver/kit";
 
 /**
  * Where a listing stands: the agent's cursor of the page being read (absent: its first page) and
@@ -13,17 +13,11 @@ interface Position {
 }
 
 function encode(position: Position): string {
-  return Buffer.from(JSON.stringify([position.agentCursor ?? null, position.offset]), "utf8").toString("base64url");
+  return encodeSessionCursor([position.agentCursor ?? null, position.offset]);
 }
 
-/** @throws InvalidOptionError (field `cursor`) for a cursor {@link encode} did not make. */
-function decode(cursor: string): Position {
-  let value: unknown;
-  try {
-    value = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8"));
-  } catch {
-    value = undefined;
-  }
+/** The position a cursor of {@link encode} holds, else `undefined`. */
+function readPosition(value: unknown): Position | undefined {
   if (
     !Array.isArray(value) ||
     value.length !== 2 ||
@@ -31,8 +25,13 @@ function decode(cursor: string): Position {
     !Number.isSafeInteger(value[1]) ||
     (value[1] as number) < 0
   )
-    throw new InvalidOptionError({ subject: "listSessions query", field: "cursor", reason: "is not a cursor an ACP session listing gave" });
+    return undefined;
   return { ...(typeof value[0] === "string" ? { agentCursor: value[0] } : {}), offset: value[1] as number };
+}
+
+/** @throws InvalidOptionError (field `cursor`) for a cursor {@link encode} did not make. */
+function decode(cursor: string): Position {
+  return decodeSessionCursor(cursor, readPosition, "an ACP session listing");
 }
 
 function summary(info: ListSessionsResponse["sessions"][number]): SessionSummary | undefined {

@@ -9,6 +9,7 @@ export {
   type JsonRpcTransport,
 } from "./json-rpc/json-rpc-connection.js";
 export { JsonRpcError, type JsonRpcErrorObject } from "./json-rpc/json-rpc-error.js";
+export { decodeSessionCursor, encodeSessionCursor } from "./session-cursor/session-cursor.js";
 export {
   ProcessPool,
   DEFAULT_IDLE_MS,
