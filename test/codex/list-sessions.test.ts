@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 import { MemoryThreadStore } from "@adaptor/threadstore";
 import { startOpenAIServer, type CodexTestEnv, type OpenAIServer } from "@adaptor/testkit";
 import { Agent, ErrResumeRejected, InvalidOptionError, findError, isError, type SessionSummary } from "adaptor";
-import { codex, defaultCodexCommand } from "@adaptor/codex";
+import { CodexRpcError, codex, defaultCodexCommand } from "@adaptor/codex";
 import { codexHost } from "./support.js";
 import { closedAfterEach } from "../support/closed-after-each.js";
 
@@ -125,5 +125,6 @@ describe("codex: listing the CLI's own threads (real binary)", { timeout: 240_00
 
     const bad = await failure(a.agent.listSessions({ cursor: "not-a-cursor" }));
     expect(findError(bad, InvalidOptionError)).toMatchObject({ subject: "listSessions query", field: "cursor" });
+    expect(findError(bad, CodexRpcError)).toMatchObject({ method: "thread/list", code: -32600 });
   });
 });

@@ -9,6 +9,10 @@ import { hostileAcp } from "./hostile-agent/hostile.js";
 // offers it), and on the scripted agent for what the protocol leaves to the agent (no page size,
 // no capability).
 
+const CAPABLE = [
+  { respond: { protocolVersion: 1, agentCapabilities: { loadSession: true, sessionCapabilities: { list: {} } }, authMethods: [] } },
+];
+
 async function failure(run: Promise<unknown>): Promise<unknown> {
   return run.then(
     () => undefined,
@@ -86,5 +90,36 @@ describe("acp: listing the agent's sessions (session/list)", { timeout: 240_000 
     });
     const bad = await failure(agent.listSessions({ cursor: "not-a-cursor" }));
     expect(findError(bad, InvalidOptionError)).toMatchObject({ field: "cursor" });
+  });
+
+  it("an agent answering a cursor it gave already ends the listing instead of reading it forever", { timeout: 60_000 }, async () => {
+    const entry = (id: string) => ({ sessionId: id, cwd: "/work/app" });
+    await using agent = new Agent(
+      hostileAcp({
+        initialize: CAPABLE,
+        "session/list:": [{ respond: { sessions: [entry("a")], nextCursor: "again" } }],
+        "session/list:again": [{ respond: { sessions: [{ title: "no id" }], nextCursor: "again" } }],
+      }),
+    );
+    const page = await agent.listSessions();
+    expect(page.sessions.map((session) => session.sessionId)).toEqual(["a"]);
+    expect(page.nextCursor).toBeUndefined();
+  });
+
+  it("endless empty agent pages: one listing reads at most 10 of them and gives the cursor reached", { timeout: 60_000 }, async () => {
+    // Pages p0 … p24 hold nothing; p25 holds the one session.
+    const scenario: Record<string, unknown[]> = { initialize: CAPABLE };
+    for (let i = 0; i < 25; i++)
+      scenario[`session/list:${i === 0 ? "" : `p${i}`}`] = [{ respond: { sessions: [], nextCursor: `p${i + 1}` } }];
+    scenario["session/list:p25"] = [{ respond: { sessions: [{ sessionId: "last" }], nextCursor: null } }];
+    await using agent = new Agent(hostileAcp(scenario));
+    const pages = [];
+    let cursor: string | undefined;
+    do {
+      const page = await agent.listSessions(cursor ? { cursor } : {});
+      pages.push(page.sessions.map((session) => session.sessionId));
+      cursor = page.nextCursor;
+    } while (cursor);
+    expect(pages).toEqual([[], [], ["last"]]);
   });
 });

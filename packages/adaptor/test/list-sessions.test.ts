@@ -84,6 +84,18 @@ describe("agent.listSessions()", () => {
     expect(called).toBe(0);
   });
 
+  it("a signal that is not an AbortSignal is refused as inspect() refuses it, before the driver is asked", async () => {
+    let called = 0;
+    await using agent = new Agent(listing(async () => (called++, PAGE)));
+    for (const signal of ["stop", {}, { aborted: false }, null]) {
+      const refused = findError(await failure(agent.listSessions({}, signal as never)), InvalidOptionError);
+      const inspected = findError(await failure(agent.inspect({ signal: signal as never })), InvalidOptionError);
+      expect(refused).toMatchObject({ subject: "listSessions arguments", field: "signal", reason: inspected?.reason });
+      expect(refused?.reason).toMatch(/^must be an AbortSignal, got /);
+    }
+    expect(called).toBe(0);
+  });
+
   it("the caller's signal and close() end a listing in flight; after close() a listing is refused", async () => {
     const started: AbortSignal[] = [];
     const waits = (_query: DriverListSessionsQuery, signal?: AbortSignal): Promise<SessionPage> =>

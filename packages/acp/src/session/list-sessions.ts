@@ -1,6 +1,6 @@
 import type { ListSessionsResponse } from "@agentclientprotocol/sdk";
 import type { DriverListSessionsQuery, SessionPage, SessionSummary } from "@adaptor/driver";
-import { InvalidOptionError } from "@adaptor/errors";
+import { decodeSessionCursor, encodeSessionCursor } from "@adaptor/driver/kit";
 
 /**
  * Where a listing stands: the agent's cursor of the page being read (absent: its first page) and
@@ -13,17 +13,11 @@ interface Position {
 }
 
 function encode(position: Position): string {
-  return Buffer.from(JSON.stringify([position.agentCursor ?? null, position.offset]), "utf8").toString("base64url");
+  return encodeSessionCursor([position.agentCursor ?? null, position.offset]);
 }
 
-/** @throws InvalidOptionError (field `cursor`) for a cursor {@link encode} did not make. */
-function decode(cursor: string): Position {
-  let value: unknown;
-  try {
-    value = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8"));
-  } catch {
-    value = undefined;
-  }
+/** The position a cursor of {@link encode} holds, else `undefined`. */
+function readPosition(value: unknown): Position | undefined {
   if (
     !Array.isArray(value) ||
     value.length !== 2 ||
@@ -31,8 +25,13 @@ function decode(cursor: string): Position {
     !Number.isSafeInteger(value[1]) ||
     (value[1] as number) < 0
   )
-    throw new InvalidOptionError({ subject: "listSessions query", field: "cursor", reason: "is not a cursor an ACP session listing gave" });
+    return undefined;
   return { ...(typeof value[0] === "string" ? { agentCursor: value[0] } : {}), offset: value[1] as number };
+}
+
+/** @throws InvalidOptionError (field `cursor`) for a cursor {@link encode} did not make. */
+function decode(cursor: string): Position {
+  return decodeSessionCursor(cursor, readPosition, "an ACP session listing");
 }
 
 function summary(info: ListSessionsResponse["sessions"][number]): SessionSummary | undefined {
@@ -48,9 +47,17 @@ function summary(info: ListSessionsResponse["sessions"][number]): SessionSummary
 }
 
 /**
+ * The most `session/list` pages one listing reads: an agent answering page after page with no
+ * session it can list still gives the host an answer, the cursor reached as its `nextCursor`.
+ */
+const MAX_AGENT_PAGES = 10;
+
+/**
  * One page of an ACP agent's sessions through `session/list` (`list(cwd, agentCursor)` sends it):
  * the agent's own order and filter, its pages cut to `query.limit` (the protocol has no page size).
- * An entry without a `sessionId` is left out.
+ * An entry without a `sessionId` is left out. At most {@link MAX_AGENT_PAGES} of the agent's pages
+ * are read, the page then ending with the cursor reached; an agent `nextCursor` this listing
+ * already read ends the listing (the agent would answer it again).
  * @throws InvalidOptionError (field `cursor`) for a cursor this listing did not give; what `list` throws.
  */
 export async function listAcpSessions(
@@ -58,6 +65,7 @@ export async function listAcpSessions(
   list: (cwd: string | undefined, agentCursor: string | undefined) => Promise<ListSessionsResponse>,
 ): Promise<SessionPage> {
   let position = query.cursor !== undefined ? decode(query.cursor) : { offset: 0 };
+  const read = new Set<string | undefined>([position.agentCursor]);
   const sessions: SessionSummary[] = [];
   for (;;) {
     const page = await list(query.cwd, position.agentCursor);
@@ -67,8 +75,9 @@ export async function listAcpSessions(
     const end = position.offset + taken.length;
     const next = typeof page.nextCursor === "string" && page.nextCursor !== "" ? page.nextCursor : undefined;
     if (end < listed.length) return { sessions, skipped: [], nextCursor: encode({ ...position, offset: end }) };
-    if (next === undefined) return { sessions, skipped: [] };
+    if (next === undefined || read.has(next)) return { sessions, skipped: [] };
     position = { agentCursor: next, offset: 0 };
-    if (sessions.length === query.limit) return { sessions, skipped: [], nextCursor: encode(position) };
+    if (sessions.length === query.limit || read.size === MAX_AGENT_PAGES) return { sessions, skipped: [], nextCursor: encode(position) };
+    read.add(next);
   }
 }

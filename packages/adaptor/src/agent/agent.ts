@@ -1,4 +1,4 @@
-import { AdaptorError, DriverError, ErrCode, InvalidOptionError, MAX_TIMER_MS } from "@adaptor/errors";
+import { AdaptorError, DriverError, ErrCode, InvalidOptionError, MAX_TIMER_MS, optionChecks } from "@adaptor/errors";
 import { threadBusyError } from "../errors/thread-busy.js";
 import { UnreadRawFiles } from "./unread-raw.js";
 import {
@@ -174,13 +174,15 @@ export class Agent implements AsyncDisposable {
    * `close()` aborts a listing in flight too.
    * @throws InvalidOptionError (subject `"listSessions query"`) naming the field, before anything
    * is read (a relative `cwd`, a `limit` out of range, an unknown key; a `cursor` the driver did not
-   * give, when the driver reads it); FeatureUnsupportedError (`ErrFeatureUnsupported`, feature
+   * give, when the driver reads it); InvalidOptionError (subject `"listSessions arguments"`, field
+   * `signal`) for a `signal` that is not an `AbortSignal`; FeatureUnsupportedError (`ErrFeatureUnsupported`, feature
    * `listSessions`) for a driver without the capability (`sessions.list`); `ErrAgentClosed` after
    * close(); InvalidDriverConfigError; DriverError for a CLI that fails to answer (`NOT_FOUND` for a
    * missing executable); `signal`'s reason when aborted.
    */
   async listSessions(query: ListSessionsQuery = {}, signal?: AbortSignal): Promise<SessionPage> {
     const { cwd, limit, cursor } = checkListSessionsQuery(query);
+    if (signal !== undefined) optionChecks.abortSignal()(signal, "signal", "listSessions arguments");
     if (this.#closing) throw new AdaptorError("agent is closed", { sentinel: ErrAgentClosed });
     signal?.throwIfAborted();
     const driver = this.driver;

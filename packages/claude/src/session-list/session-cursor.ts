@@ -1,4 +1,4 @@
-import { InvalidOptionError } from "@adaptor/errors";
+import { decodeSessionCursor, encodeSessionCursor } from "@adaptor/driver/kit";
 
 /** Where a Claude session listing stands: the last transcript a page examined, in the listing's order. */
 export interface ListingPosition {
@@ -22,22 +22,13 @@ export function comparePositions(a: ListingPosition, b: ListingPosition): number
   return a.folder < b.folder ? -1 : a.folder > b.folder ? 1 : 0;
 }
 
-/** The cursor of `position`: opaque to the host (base64url JSON). */
+/** The cursor of `position`: opaque to the host (see `encodeSessionCursor`). */
 export function encodeCursor(position: ListingPosition): string {
-  return Buffer.from(JSON.stringify([position.modifiedMs, position.sessionId, position.folder]), "utf8").toString("base64url");
+  return encodeSessionCursor([position.modifiedMs, position.sessionId, position.folder]);
 }
 
-/**
- * The position a cursor of {@link encodeCursor} names.
- * @throws InvalidOptionError (subject `"listSessions query"`, field `cursor`) for anything else.
- */
-export function decodeCursor(cursor: string): ListingPosition {
-  let value: unknown;
-  try {
-    value = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8"));
-  } catch {
-    value = undefined;
-  }
+/** The position a cursor of {@link encodeCursor} holds, else `undefined`. */
+function readPosition(value: unknown): ListingPosition | undefined {
   if (
     !Array.isArray(value) ||
     value.length !== 3 ||
@@ -46,10 +37,14 @@ export function decodeCursor(cursor: string): ListingPosition {
     typeof value[1] !== "string" ||
     typeof value[2] !== "string"
   )
-    throw new InvalidOptionError({
-      subject: "listSessions query",
-      field: "cursor",
-      reason: "is not a cursor a Claude Code session listing gave",
-    });
+    return undefined;
   return { modifiedMs: value[0], sessionId: value[1], folder: value[2] };
+}
+
+/**
+ * The position a cursor of {@link encodeCursor} names.
+ * @throws InvalidOptionError (subject `"listSessions query"`, field `cursor`) for anything else.
+ */
+export function decodeCursor(cursor: string): ListingPosition {
+  return decodeSessionCursor(cursor, readPosition, "a Claude Code session listing");
 }

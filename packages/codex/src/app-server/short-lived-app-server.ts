@@ -66,6 +66,7 @@ export async function withShortLivedAppServer<T>(
   })();
   const onAbort = (): void => void proc.terminate();
   signal?.addEventListener("abort", onAbort, { once: true });
+  if (signal?.aborted) onAbort(); // aborted while the process was starting
   let outcome: T;
   try {
     const initialize: InitializeParams = {

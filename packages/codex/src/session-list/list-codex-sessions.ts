@@ -1,7 +1,8 @@
 import type { DriverListSessionsQuery, SessionPage, SessionSummary } from "@adaptor/driver";
 import { InvalidOptionError } from "@adaptor/errors";
-import type { JsonRpcConnection } from "@adaptor/driver/kit";
+import { JSON_RPC_INVALID_REQUEST, type JsonRpcConnection } from "@adaptor/driver/kit";
 import { malformedAnswer, requestAnswer, type AnswerReader } from "../app-server/answers.js";
+import type { CodexRpcError } from "../app-server/codex-rpc-error.js";
 import { withShortLivedAppServer } from "../app-server/short-lived-app-server.js";
 import type { CodexConfig } from "../config.js";
 import type { Thread } from "../protocol/generated/v2/Thread.js";
@@ -31,6 +32,14 @@ const threadsPage: AnswerReader<ThreadListResponse> = (method, answer) => {
     throw malformedAnswer(method, "has a nextCursor that is not a string", answer);
   return { ...page, nextCursor: cursor ?? null } as unknown as ThreadListResponse;
 };
+
+/**
+ * Whether codex refused `thread/list`'s cursor: `{"code":-32600,"message":"invalid cursor: …"}`
+ * (its code is that of any invalid request, so the message names the cursor too).
+ */
+function isRefusedCursor(err: CodexRpcError): boolean {
+  return err.code === JSON_RPC_INVALID_REQUEST && err.message.startsWith(`codex ${METHOD}: invalid cursor`);
+}
 
 /** A string field of codex's answer, if it is a non-empty one. */
 function text(value: unknown): string | undefined {
@@ -73,7 +82,8 @@ function summary(thread: Thread): SessionSummary {
  * is called. Codex answers from its own state (its thread index and rollout files) and leaves out a
  * rollout it cannot read itself: none is reported in `skipped`.
  * Times are codex's, in whole seconds. Archived threads and subagents' threads are not listed.
- * @throws InvalidOptionError (field `cursor`) when codex refuses the cursor; DriverError `NOT_FOUND`
+ * @throws InvalidOptionError (field `cursor`, its cause the `CodexRpcError`) when codex refuses the
+ * cursor; DriverError `NOT_FOUND`
  * for a missing executable, `DRIVER` for any other refusal or a malformed answer (its cause the
  * `CodexRpcError`); `signal.reason` when aborted (the process is then ended).
  */
@@ -87,8 +97,11 @@ export async function listCodexSessions(
     { command, config, cwd: config.cwd ?? process.cwd(), env: query.env, signal },
     (rpc) => list(rpc, query),
     (err) =>
-      query.cursor !== undefined && /cursor/i.test(err.message)
-        ? new InvalidOptionError({ subject: "listSessions query", field: "cursor", reason: `codex refused it: ${err.message}` })
+      query.cursor !== undefined && isRefusedCursor(err)
+        ? new InvalidOptionError(
+            { subject: "listSessions query", field: "cursor", reason: `codex refused it: ${err.message}` },
+            { cause: err },
+          )
         : undefined,
   );
   return {

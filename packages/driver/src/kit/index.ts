@@ -2,12 +2,14 @@ export {
   JsonRpcConnection,
   DEFAULT_REPLY_TIMEOUT_MS,
   JSON_RPC_METHOD_NOT_FOUND,
+  JSON_RPC_INVALID_REQUEST,
   type JsonRpcConnectionOptions,
   type JsonRpcHandlers,
   type JsonRpcServerRequest,
   type JsonRpcTransport,
 } from "./json-rpc/json-rpc-connection.js";
 export { JsonRpcError, type JsonRpcErrorObject } from "./json-rpc/json-rpc-error.js";
+export { decodeSessionCursor, encodeSessionCursor } from "./session-cursor/session-cursor.js";
 export {
   ProcessPool,
   DEFAULT_IDLE_MS,

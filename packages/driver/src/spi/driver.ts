@@ -121,9 +121,11 @@ export interface Driver {
   inspect?(options?: InspectOptions): Promise<DriverInspection>;
   /**
    * One page of the CLI's own sessions in this host's CLI home (the home a run with `query.env`
-   * would use), most recently updated first, without a model call. Reads only what a page needs
-   * (a session file's head and tail, never a whole transcript), so its memory does not grow with
-   * the number or the size of the sessions. A session file it cannot read is reported in
+   * would use), most recently updated first, without a model call. Opens only the session files a
+   * page lists, and of each only what it needs (its head and tail, never a whole transcript), so
+   * its memory does not grow with the size of the sessions; a driver that orders the session files
+   * itself may keep a small record per file (Claude Code: its name, folder and modification time)
+   * while it sorts them. A session file it cannot read is reported in
    * `skipped`, never thrown. Present only with the descriptor's `sessions.list`.
    * @throws FeatureUnsupportedError (feature `listSessions`) when this configuration cannot list
    * (e.g. an agent that does not advertise it); InvalidOptionError (field `cursor`) for a cursor

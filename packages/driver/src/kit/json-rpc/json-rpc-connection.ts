@@ -57,6 +57,9 @@ export const DEFAULT_REPLY_TIMEOUT_MS = 120_000;
 /** JSON-RPC error code for a request the receiver does not implement. */
 export const JSON_RPC_METHOD_NOT_FOUND = -32601;
 
+/** JSON-RPC error code for a request the receiver refuses as invalid (codex also gives it for a refused argument). */
+export const JSON_RPC_INVALID_REQUEST = -32600;
+
 /**
  * The client side of JSON-RPC 2.0 over JSON Lines (one message per line, e.g. a CLI's stdio):
  * requests with numeric ids matched to their responses, notifications both ways, and requests from
