@@ -1,3 +1,4 @@
+import { checkPolicyDomain } from "../prepare/check-policy.js";
 import { AdaptorError, DriverError, findError, walkError } from "@adaptor/errors";
 import type {
   ApprovalAsk,
@@ -153,6 +154,8 @@ export async function executeRun(setup: RunSetup): Promise<Result> {
           }),
         )
       : undefined;
+    // The policy's rules go to the broker now: a rule it cannot hold is refused as preparation would.
+    if (options.policy !== undefined) checkPolicyDomain(driver.descriptor.type, options.policy);
     const broker = new ApprovalBroker({
       runId,
       queue,
@@ -168,6 +171,7 @@ export async function executeRun(setup: RunSetup): Promise<Result> {
       suspend: suspension.suspender,
       // A remembered allow would widen what a read-only run lets through without a person.
       rememberAllowRefused: options.policy?.sandbox === "read_only" ? 'policy.sandbox is "read_only"' : undefined,
+      rules: options.policy?.approvals?.rules,
     });
     approvals = broker;
     setup.controls?.onApprovalModes((modes) => broker.setModes(modes));
