@@ -80,7 +80,12 @@ describe("policy.approvals.rules: rules known before the run", () => {
     root = mkdtempSync(join(tmpdir(), "policy-rules-"));
     const repo = join(root, "repo");
     mkdirSync(repo);
-    const asks = [write(join(repo, "a.txt")), patch([join(repo, "b.txt"), join(repo, "src", "c.txt")]), write(join(root, "out.txt")), bash("ls")];
+    const asks = [
+      write(join(repo, "a.txt")),
+      patch([join(repo, "b.txt"), join(repo, "src", "c.txt")]),
+      write(join(root, "out.txt")),
+      bash("ls"),
+    ];
     const { events, requests, decisions } = await run(asks, { approvals: { permission: "ask", rules: acceptEdits(repo) } });
     expect(decisions).toEqual([
       { outcome: "approve" },
@@ -149,7 +154,7 @@ describe("policy.approvals.rules: rules known before the run", () => {
     });
     expect(refused.decisions).toBeInstanceOf(InvalidPolicyError);
     expect(refused.decisions).toMatchObject({ field: "approvals.rules[0].outcome", value: "approve" });
-    expect((refused.decisions as Error).message).toContain('read_only');
+    expect((refused.decisions as Error).message).toContain("read_only");
     expect(refused.launched).toBe(0);
     const denied = await run([bash("ls")], {
       sandbox: "read_only",

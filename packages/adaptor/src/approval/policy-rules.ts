@@ -73,12 +73,17 @@ export function policyRulesError(
       if (!["toolName", "command", "commandPrefix", "pathPrefix", "outcome", "reason"].includes(name))
         return { field: `${at}.${name}`, value: fields[name], reason: "is not a rule field" };
     const outcome = fields["outcome"];
-    if (outcome !== "approve" && outcome !== "deny") return { field: `${at}.outcome`, value: outcome, reason: 'must be "approve" or "deny"' };
+    if (outcome !== "approve" && outcome !== "deny")
+      return { field: `${at}.outcome`, value: outcome, reason: 'must be "approve" or "deny"' };
     const reason = fields["reason"];
     if (reason !== undefined && (outcome !== "deny" || typeof reason !== "string" || reason === ""))
       return { field: `${at}.reason`, value: reason, reason: "must be a non-empty string, and only with a deny" };
     if (outcome === "approve" && readOnly)
-      return { field: `${at}.outcome`, value: outcome, reason: 'an allow rule cannot be given with policy.sandbox "read_only" (a deny can)' };
+      return {
+        field: `${at}.outcome`,
+        value: outcome,
+        reason: 'an allow rule cannot be given with policy.sandbox "read_only" (a deny can)',
+      };
   }
   return undefined;
 }

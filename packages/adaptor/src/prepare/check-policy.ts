@@ -118,7 +118,11 @@ export function checkPolicyDomain(driver: string, policy: unknown): asserts poli
   if (approvals.rules !== undefined) {
     const fault = policyRulesError(approvals.rules, p.sandbox === "read_only");
     if (fault) {
-      const error = new InvalidPolicyError(driver, fault.field, typeof fault.value === "string" ? fault.value : String(JSON.stringify(fault.value)));
+      const error = new InvalidPolicyError(
+        driver,
+        fault.field,
+        typeof fault.value === "string" ? fault.value : String(JSON.stringify(fault.value)),
+      );
       error.message = `${driver}: invalid policy ${fault.field}: ${fault.reason}`;
       throw error;
     }
