@@ -2,7 +2,9 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { RequestView, ScriptRule } from "@adaptor/testkit";
-import type { AgentEvent, ApprovalRequest, Policy } from "adaptor";
+import { claude } from "@adaptor/claude";
+import { MemoryThreadStore } from "@adaptor/threadstore";
+import { Agent, type AgentEvent, type ApprovalRequest, type Policy } from "adaptor";
 import { harness, type Harness } from "./support.js";
 
 // Real claude binary: `planMode` starts the turn with `--permission-mode plan`. The scripted model
@@ -75,6 +77,22 @@ async function runPlan(policy: Policy, decide: (request: ApprovalRequest) => voi
   return { requests, events, result };
 }
 
+/** A later turn (its prompt holds `marker`): a write of `file`, then "finished two". */
+function laterTurnWrites(marker: string, file: () => string): ScriptRule {
+  return {
+    when: (view) => JSON.stringify((view.raw as { messages?: unknown }).messages).includes(marker),
+    reply: (view) => {
+      const messages = (view.raw as { messages: { role: string; content: unknown }[] }).messages;
+      const start = messages.findLastIndex((message) => JSON.stringify(message.content).includes(marker));
+      const results = messages
+        .slice(start)
+        .flatMap((message) => (Array.isArray(message.content) ? (message.content as { type?: unknown }[]) : []))
+        .filter((block) => block.type === "tool_result").length;
+      return results === 0 ? { toolUse: { name: "Write", input: { file_path: file(), content: "two\n" } } } : { text: "finished two" };
+    },
+  };
+}
+
 const notices = (events: readonly AgentEvent[], kind: string) =>
   events.flatMap((e) => (e.type === "notice" && e.kind === kind ? [e.data ?? {}] : []));
 
@@ -131,5 +149,43 @@ describe("plan mode on claude (real binary)", () => {
     expect(requests.map((r) => r.kind)).toEqual(["plan_review"]);
     for (const file of ["early.txt", "plan.txt", "ran.txt"]) expect(existsSync(join(workDir, file))).toBe(false);
     expect(seen.slice(2).join("\n")).not.toContain("successfully");
+  });
+
+  it("a thread's plan-mode turn leaves its process unparked: the next plan-mode turn starts afresh in plan mode, its write denied unasked", async () => {
+    let workDir = "";
+    h = await harness([laterTurnWrites("SECOND_TURN", () => join(workDir, "second.txt")), planThenWork("PLAN_RUN", () => workDir)]);
+    workDir = h.env.workDir;
+    const agent = new Agent(claude({ cwd: workDir, env: h.env.env, inheritEnv: false, model: "claude-sonnet-4-5" }), {
+      threadStore: new MemoryThreadStore(),
+    });
+    try {
+      const kinds: string[][] = [[], []];
+      const spawned: number[] = [0, 0];
+      const denied: unknown[][] = [[], []];
+      for (const [turn, prompt, planMode] of [
+        [0, "PLAN_RUN", true],
+        [1, "SECOND_TURN", true],
+      ] as const) {
+        const stream = agent.thread("plan").stream(prompt, {
+          planMode,
+          policy: { approvals: { permission: "ask" } },
+          onApproval: (request) => {
+            kinds[turn]!.push(request.kind);
+            request.approve();
+          },
+        });
+        for await (const event of stream) {
+          if (event.type === "process" && event.kind === "spawn") spawned[turn]!++;
+          if (event.type === "notice" && event.kind === "approval.plan-mode") denied[turn]!.push(event.data?.toolName);
+        }
+        expect((await stream.result()).text).toMatch(/^finished/);
+      }
+      expect(kinds).toEqual([["plan_review", "permission", "permission"], []]);
+      expect(denied).toEqual([["Write"], ["Write"]]);
+      expect(spawned).toEqual([1, 1]);
+      expect(existsSync(join(workDir, "second.txt"))).toBe(false);
+    } finally {
+      await agent.close();
+    }
   });
 });
