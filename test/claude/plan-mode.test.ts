@@ -1,5 +1,6 @@
-import { existsSync, readFileSync } from "node:fs";
-import { join } from "node:path";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { RequestView, ScriptRule } from "@adaptor/testkit";
 import { claude } from "@adaptor/claude";
@@ -110,7 +111,7 @@ describe("plan mode on claude (real binary)", () => {
     ]);
     expect(requests[0]!.details).toEqual({ plan: PLAN });
     expect(notices(events, "approval.plan-mode")).toEqual([{ toolName: "Write", toolCallId: expect.any(String) }]);
-    expect(seen[0]).toContain("In plan mode nothing may change");
+    expect(seen[0]).toContain("Denied in plan mode");
     expect(existsSync(join(workDir, "early.txt"))).toBe(false);
     expect(readFileSync(join(workDir, "plan.txt"), "utf8")).toBe("done\n");
     expect(readFileSync(join(workDir, "ran.txt"), "utf8")).toBe("ran\n");
@@ -140,15 +141,38 @@ describe("plan mode on claude (real binary)", () => {
     expect(readFileSync(join(workDir, "ran.txt"), "utf8")).toBe("ran\n");
   });
 
-  it("under sandbox read_only the approve does not lift the sandbox: nothing is written, nothing runs", async () => {
+  it("under sandbox read_only a read outside the folder is denied unasked while planning, and the approve does not lift the sandbox", async () => {
     let workDir = "";
-    h = await harness([planThenWork("PLAN_RUN", () => workDir)]);
+    const secret = join(mkdtempSync(join(tmpdir(), "plan-outside-")), "secret.txt");
+    writeFileSync(secret, "SECRET-CONTENT\n");
+    const calls = (): Call[] => [
+      { name: "Read", input: { file_path: secret } },
+      { name: "ExitPlanMode", input: { plan: PLAN } },
+      { name: "Write", input: { file_path: join(workDir, "plan.txt"), content: "done\n" } },
+      { name: "Bash", input: { command: "echo ran > ran.txt", description: "step" } },
+    ];
+    h = await harness([
+      {
+        when: (view) => view.firstUserText.includes("PLAN_RUN"),
+        reply: (view) => {
+          seen = resultTexts(view);
+          const call = calls()[toolResults(view)];
+          return call === undefined ? { text: "finished" } : { toolUse: call };
+        },
+      },
+    ]);
     workDir = h.env.workDir;
-    const { requests, result } = await runPlan({ sandbox: "read_only" }, (request) => request.approve());
-    expect(result.text).toBe("finished");
-    expect(requests.map((r) => r.kind)).toEqual(["plan_review"]);
-    for (const file of ["early.txt", "plan.txt", "ran.txt"]) expect(existsSync(join(workDir, file))).toBe(false);
-    expect(seen.slice(2).join("\n")).not.toContain("successfully");
+    try {
+      const { requests, events, result } = await runPlan({ sandbox: "read_only" }, (request) => request.approve());
+      expect(result.text).toBe("finished");
+      expect(requests.map((r) => r.kind)).toEqual(["plan_review"]);
+      expect(notices(events, "approval.plan-mode").map((d) => d.toolName)).toEqual(["Read"]);
+      expect(seen.join("\n")).not.toContain("SECRET-CONTENT");
+      for (const file of ["plan.txt", "ran.txt"]) expect(existsSync(join(workDir, file))).toBe(false);
+      expect(seen.slice(2).join("\n")).not.toContain("successfully");
+    } finally {
+      rmSync(dirname(secret), { recursive: true, force: true });
+    }
   });
 
   it("a thread's plan-mode turn leaves its process unparked: the next plan-mode turn starts afresh in plan mode, its write denied unasked", async () => {

@@ -4,12 +4,14 @@ export const PLAN_EXIT_TOOL = "ExitPlanMode";
 /**
  * What a turn in plan mode may still ask the host about besides the read tools: leaving plan mode
  * and a question. Any other ask (an edit, a command) is denied without asking until a plan is
- * approved.
+ * approved. Under `read_only`, whose own mode (`dontAsk`) denies every ask, only leaving plan mode
+ * (and the reads the every-tool hook asks about).
  */
 export const PLAN_MODE_ASKABLE: readonly string[] = Object.freeze([PLAN_EXIT_TOOL, "AskUserQuestion"]);
 
 /** What the agent is told when it acts before its plan is approved. */
-export const PLAN_MODE_DENIAL = "In plan mode nothing may change: propose your plan with ExitPlanMode, and act once it is approved.";
+export const PLAN_MODE_DENIAL =
+  "Denied in plan mode: propose your plan with ExitPlanMode, and act once it is approved (and as the run's policy allows).";
 
 /** The permission mode a launch without `--permission-mode` runs in, and plan mode returns to. */
 const DEFAULT_MODE = "default";

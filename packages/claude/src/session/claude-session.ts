@@ -797,6 +797,18 @@ export class ClaudeSession implements PooledProcess {
     return exit;
   }
 
+  /**
+   * Whether a turn still in plan mode may bring an ask about `tool` to the host: ExitPlanMode, and
+   * what the policy's own mode would ask about. Under `read_only` (launched for `dontAsk`, which
+   * denies every ask) only the read tools the every-tool hook asks about; otherwise the read tools
+   * and a question ({@link PLAN_MODE_ASKABLE}).
+   */
+  #askableInPlanMode(tool: string): boolean {
+    if (tool === PLAN_EXIT_TOOL) return true;
+    if (this.#launch.modeAfterPlan === "dontAsk") return this.#askReadTools && READ_ONLY_TOOLS.includes(tool);
+    return PLAN_MODE_ASKABLE.includes(tool) || READ_ONLY_TOOLS.includes(tool);
+  }
+
   #onControlRequest(sink: DriverSink, message: Record<string, unknown>, turn: StreamJsonTurn): void {
     const proc = this.proc;
     const requestId = String(message.request_id);
@@ -844,7 +856,7 @@ export class ClaudeSession implements PooledProcess {
       return;
     }
     const ask = request as CanUseToolRequest;
-    if (this.#planning && !PLAN_MODE_ASKABLE.includes(ask.tool_name) && !READ_ONLY_TOOLS.includes(ask.tool_name)) {
+    if (this.#planning && !this.#askableInPlanMode(ask.tool_name)) {
       // Claude Code in plan mode asks about an edit or a command: the plan is not approved yet.
       proc.writeJson(permissionResponse(requestId, { behavior: "deny", message: PLAN_MODE_DENIAL })).catch(() => undefined);
       sink.emit({
