@@ -38,6 +38,7 @@ describe("ACP refuses what its protocol cannot carry", () => {
     ["disallowedTools", { disallowedTools: ["Bash"] }],
     ["additionalDirectories", { additionalDirectories: ["/tmp"] }],
     ["effort", { effort: "high" }],
+    ["planMode", { planMode: true }],
   ] as const)("%s is refused with FeatureUnsupportedError before any process starts", async (feature, options) => {
     await using agent = new Agent(acp({ command: "adaptor-no-such-acp-agent" }));
     const refused = await agent.run("hi", options).catch((e: unknown) => e);

@@ -63,6 +63,7 @@ export { DEFAULT_EVENT_BUFFER } from "./events/event-queue.js";
 export { isNotice, type ModelDifference, type NoticeData, type NoticeOf, type SessionInitMcpServer } from "./events/notice-data.js";
 export { ApprovalRequest, type ApprovalChoice, type ApprovalRequestInit } from "./approval/approval-request.js";
 export type { ApprovalRule, ApprovalRuleScope, RememberRule } from "./approval/approval-rule.js";
+export { acceptEdits, EDIT_TOOLS, type ApprovalPolicyRule } from "./approval/policy-rules.js";
 export { approveAll, denyAll, type ApprovalHandler, type ApprovalHandlerContext } from "./approval/approval-handler.js";
 export { DEFAULT_APPROVAL_TIMEOUT_MS } from "./approval/approval-settings.js";
 export {

@@ -72,6 +72,7 @@ export const CLAUDE_DESCRIPTOR: DriverDescriptor = deepFreeze<DriverDescriptor>(
     subagents: true,
     toolRules: true,
     additionalDirectories: true,
+    planMode: true,
     // --effort (low | medium | high): the Messages request's `output_config.effort`, on the models
     // that take one (test/claude/effort.test.ts). Claude Code has no "minimal".
     effort: ["low", "medium", "high"],
@@ -269,7 +270,9 @@ export class ClaudeDriver implements Driver {
     // The CLI measures --max-budget-usd against everything its process has spent since it started:
     // a process that served a turn with a cost limit is not parked, so the thread's next turn resumes
     // in a fresh process and its limit counts that turn's cost alone.
-    const parkable = reusable && request.budget?.maxCostUsd === undefined;
+    // A plan-mode turn leaves its process in another permission mode than it was launched in: not
+    // parked either, so the next turn starts in the mode its own launch says.
+    const parkable = reusable && request.budget?.maxCostUsd === undefined && request.planMode !== true;
     if (alive && !response.failure && parkable && session.sessionId && session.lastMessageId) this.#pool.park(session.sessionId, session);
     else if (alive && !response.failure && !parkable) this.#finishInBackground(session);
     else await session.close();

@@ -234,9 +234,34 @@ export function suggestRules(subject: RuleSubject): ApprovalRule[] {
 const RULE_KEYS: readonly string[] = ["toolName", "command", "commandPrefix", "pathPrefix", "scope"];
 
 /**
- * Checks a rule to remember with an answer to `subject`: a plain object with only the rule's keys
- * (another key is refused, with the closest name), a non-empty `toolName`, string `command`/`commandPrefix` (not both), an absolute `pathPrefix`, a `scope` of
- * `run`, and matching the ask it answers.
+ * Checks the shape of a rule (`value`, found at `field`): a plain object with a non-empty
+ * `toolName`, string `command`/`commandPrefix` (not both, a prefix not starting with a variable
+ * assignment) and an absolute `pathPrefix`.
+ * @returns the field at fault (`field` or `field.<name>`) and why, or undefined.
+ */
+export function ruleShapeError(value: unknown, field: string): { readonly field: string; readonly reason: string } | undefined {
+  const refuse = (at: string, reason: string) => ({ field: at, reason });
+  if (typeof value !== "object" || value === null || Array.isArray(value))
+    return refuse(field, "must be a rule object (one of request.suggestions, or { toolName, command | commandPrefix | pathPrefix })");
+  const rule = value as Record<string, unknown>;
+  if (typeof rule["toolName"] !== "string" || rule["toolName"] === "") return refuse(`${field}.toolName`, "must be a non-empty string");
+  for (const name of ["command", "commandPrefix", "pathPrefix"]) {
+    const part = rule[name];
+    if (part !== undefined && (typeof part !== "string" || part === "")) return refuse(`${field}.${name}`, "must be a non-empty string");
+  }
+  if (rule["command"] !== undefined && rule["commandPrefix"] !== undefined)
+    return refuse(`${field}.commandPrefix`, "cannot be given with command (one of them)");
+  if (typeof rule["commandPrefix"] === "string" && /^[A-Za-z_][A-Za-z0-9_]*=/.test(rule["commandPrefix"].trimStart()))
+    return refuse(`${field}.commandPrefix`, "cannot start with a variable assignment (it would allow any command after it)");
+  if (typeof rule["pathPrefix"] === "string" && !path.isAbsolute(rule["pathPrefix"]))
+    return refuse(`${field}.pathPrefix`, "must be an absolute path");
+  return undefined;
+}
+
+/**
+ * Checks a rule to remember with an answer to `subject`: only the rule's keys (another key is
+ * refused, with the closest name), the shape of {@link ruleShapeError}, a `scope` of `run`, and
+ * matching the ask it answers.
  * @returns the `InvalidOptionError` (subject `subject`, field `remember` or `remember.<field>`), or undefined.
  */
 export function rememberError(
@@ -245,37 +270,27 @@ export function rememberError(
   subject: string,
 ): InvalidOptionError | undefined {
   const refuse = (field: string, reason: string): InvalidOptionError => new InvalidOptionError({ subject, field, reason });
-  if (typeof remember !== "object" || remember === null || Array.isArray(remember))
-    return refuse("remember", "must be a rule object (one of request.suggestions, or { toolName, command | commandPrefix | pathPrefix })");
-  const rule = remember as Record<string, unknown>;
-  // An unknown key is refused, not dropped: a misspelt `commandPrefx` would otherwise leave a
-  // rule on the tool alone, which allows every call of it.
-  for (const key of Object.keys(rule))
-    if (!RULE_KEYS.includes(key)) {
-      const suggestion = closestOption(key, RULE_KEYS);
-      return new InvalidOptionError({
-        subject,
-        field: `remember.${key}`,
-        reason: `is not a rule field (${RULE_KEYS.join(", ")})${suggestion ? `; did you mean ${suggestion}?` : ""}`,
-        suggestion,
-      });
-    }
-  if (rule["scope"] !== undefined && rule["scope"] !== "run")
-    return refuse("remember.scope", `must be "run", got ${JSON.stringify(rule["scope"])}`);
-  if (typeof rule["toolName"] !== "string" || rule["toolName"] === "") return refuse("remember.toolName", "must be a non-empty string");
-  for (const field of ["command", "commandPrefix", "pathPrefix"]) {
-    const value = rule[field];
-    if (value !== undefined && (typeof value !== "string" || value === ""))
-      return refuse(`remember.${field}`, "must be a non-empty string");
+  if (typeof remember === "object" && remember !== null && !Array.isArray(remember)) {
+    const rule = remember as Record<string, unknown>;
+    // An unknown key is refused, not dropped: a misspelt `commandPrefx` would otherwise leave a
+    // rule on the tool alone, which allows every call of it.
+    for (const key of Object.keys(rule))
+      if (!RULE_KEYS.includes(key)) {
+        const suggestion = closestOption(key, RULE_KEYS);
+        return new InvalidOptionError({
+          subject,
+          field: `remember.${key}`,
+          reason: `is not a rule field (${RULE_KEYS.join(", ")})${suggestion ? `; did you mean ${suggestion}?` : ""}`,
+          suggestion,
+        });
+      }
+    const scope = rule["scope"];
+    if (scope !== undefined && scope !== "run") return refuse("remember.scope", `must be "run", got ${JSON.stringify(scope)}`);
   }
-  if (rule["command"] !== undefined && rule["commandPrefix"] !== undefined)
-    return refuse("remember.commandPrefix", "cannot be given with command (one of them)");
-  if (typeof rule["commandPrefix"] === "string" && /^[A-Za-z_][A-Za-z0-9_]*=/.test(rule["commandPrefix"].trimStart()))
-    return refuse("remember.commandPrefix", "cannot start with a variable assignment (it would allow any command after it)");
-  if (typeof rule["pathPrefix"] === "string" && !path.isAbsolute(rule["pathPrefix"]))
-    return refuse("remember.pathPrefix", "must be an absolute path");
+  const shape = ruleShapeError(remember, "remember");
+  if (shape) return refuse(shape.field, shape.reason);
   if (ask.kind !== "permission") return refuse("remember", `cannot be remembered for a ${ask.kind} (only permission asks)`);
-  if (!ruleMatches(rule as unknown as ApprovalRule, ask))
+  if (!ruleMatches(remember as ApprovalRule, ask))
     return refuse("remember", `does not match approval ${ask.id} (${ask.toolName ?? ask.kind}); a rule must match the request it answers`);
   return undefined;
 }

@@ -85,6 +85,7 @@ const SHARED: OptionShape = {
   allowedTools: is.arrayOf(is.string({ nonEmpty: true }), "an array of permission rules"),
   disallowedTools: is.arrayOf(is.string({ nonEmpty: true }), "an array of permission rules"),
   additionalDirectories: is.arrayOf(absolutePath, "an array of absolute directory paths"),
+  planMode: is.boolean(),
   effort: is.oneOf("minimal", "low", "medium", "high", "xhigh"),
   budget: is.shape(
     {

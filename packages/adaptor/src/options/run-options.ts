@@ -81,6 +81,17 @@ export interface SharedRunOptions {
    */
   readonly additionalDirectories?: readonly string[];
   /**
+   * Starts the turn in the CLI's plan mode (the Claude Agent SDK's `permissionMode: "plan"`): the
+   * agent researches and proposes a plan, changes nothing, and asks to leave plan mode; that ask
+   * is a `plan_review` approval (`policy.approvals.plan_review`, default `ask`) whose
+   * `details.plan` holds the plan. Approve: the agent proceeds under the run's policy (never
+   * beyond it: under `sandbox: "read_only"` it still only reads). Deny: it stays in plan mode (the
+   * reason reaches it) and the turn ends when it stops. Claude Code only (`--permission-mode
+   * plan`); refused before launch with `FeatureUnsupportedError` (feature `planMode`) by a driver
+   * without a plan mode it asks to leave (Codex: see the README's agent table). Default: false.
+   */
+  readonly planMode?: boolean;
+  /**
    * How much the model reasons before it answers: `"minimal"`, `"low"`, `"medium"`, `"high"` or
    * `"xhigh"` (`InvalidOptionError` otherwise). Codex (both transports) sends every level as the
    * model request's `reasoning.effort` (`xhigh` only for a model that has it: another answers with

@@ -1,4 +1,5 @@
 import type { AllowDeny, ApprovalModes, SandboxMode } from "@adaptor/driver";
+import type { ApprovalPolicyRule } from "../approval/policy-rules.js";
 
 /** What happens when an approval times out or is rejected. */
 export type ApprovalFallback = "abort" | "continue" | "retry";
@@ -30,6 +31,19 @@ export interface ApprovalPolicy extends ApprovalModes {
   readonly onReject?: ApprovalFallback;
   /** Extra asks for `retry`, >= 0. Default 3. */
   readonly maxRetries?: number;
+  /**
+   * Rules known before the run: a `permission` ask one matches is answered by the SDK at once,
+   * without asking anyone, exactly as a rule remembered with an answer (`approve({ remember })`)
+   * answers it: same matching (a path rule's folder resolved at the run's start), same notices
+   * (`approval.requested` and `approval.resolved` with `data.rule`), a deny rule winning over an
+   * allow rule. They apply where the ask would go to the host (`permission` `ask` or unset); an
+   * auto mode decides first. A command rule matches in any working directory and environment (a
+   * remembered one only in the answered ask's). Never written to a CLI's settings: the CLI asks,
+   * the SDK answers. `acceptEdits(cwd)` gives the rules of "accept edits". Default: none. An
+   * invalid rule, or an `approve` rule under `sandbox: "read_only"`, is `InvalidPolicyError`
+   * (field e.g. `approvals.rules[0].pathPrefix`).
+   */
+  readonly rules?: readonly ApprovalPolicyRule[];
 }
 
 /**

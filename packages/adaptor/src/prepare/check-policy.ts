@@ -10,6 +10,7 @@ import {
 import { MAX_TIMER_MS } from "@adaptor/errors";
 import type { Preparation } from "./preparation.js";
 import type { Policy } from "../policy/policy.js";
+import { policyRulesError } from "../approval/policy-rules.js";
 
 const SANDBOX = ["read_only", "workspace_write", "unrestricted"];
 const ALLOW_DENY = ["allow", "deny"];
@@ -22,7 +23,7 @@ const MODES: Readonly<Record<ApprovalKind, readonly string[]>> = {
 const FALLBACKS = ["abort", "continue", "retry"];
 const KINDS: readonly ApprovalKind[] = ["permission", "plan_review", "question", "elicitation"];
 const POLICY_FIELDS = ["sandbox", "webSearch", "browser", "activeExecutionTimeoutMs", "approvals"];
-const APPROVAL_FIELDS = [...KINDS, "timeoutMs", "onTimeout", "onReject", "maxRetries"];
+const APPROVAL_FIELDS = [...KINDS, "timeoutMs", "onTimeout", "onReject", "maxRetries", "rules"];
 
 /**
  * Preparation step: validates `options.policy` in the contract's order — domain
@@ -68,7 +69,7 @@ function toRunPolicy(policy: Policy): RunPolicy {
 
 /**
  * Checks a policy's shape and values, whatever the driver: an object of known fields, each value
- * in its domain. Capabilities and approval modes depend on the driver and are checked by
+ * in its domain (`approvals.rules`: each a valid rule, no allow under `read_only`). Capabilities and approval modes depend on the driver and are checked by
  * {@link checkPolicy}.
  * @param driver - the driver type named by the error.
  * @throws InvalidPolicyError naming the field: an unknown field, a value out of its domain.
@@ -114,4 +115,16 @@ export function checkPolicyDomain(driver: string, policy: unknown): asserts poli
   }
   const retries = approvals.maxRetries;
   if (retries !== undefined && !(Number.isInteger(retries) && retries >= 0)) invalid("approvals.maxRetries", retries);
+  if (approvals.rules !== undefined) {
+    const fault = policyRulesError(approvals.rules, p.sandbox === "read_only");
+    if (fault) {
+      const error = new InvalidPolicyError(
+        driver,
+        fault.field,
+        typeof fault.value === "string" ? fault.value : String(JSON.stringify(fault.value)),
+      );
+      error.message = `${driver}: invalid policy ${fault.field}: ${fault.reason}`;
+      throw error;
+    }
+  }
 }

@@ -48,9 +48,10 @@ export function prepareSubagents(prep: Preparation): void {
 /**
  * Pre-invocation step: hands the run's `allowedTools` / `disallowedTools` (as `toolRules`) and
  * `additionalDirectories` to a driver whose descriptor declares `toolRules` /
- * `additionalDirectories`. Nothing to do without the options or with empty lists.
- * @throws FeatureUnsupportedError (feature `allowedTools`, `disallowedTools` or
- * `additionalDirectories`) for any other driver; the driver is never started.
+ * `additionalDirectories`, and `planMode` to one that declares `planMode`. Nothing to do without
+ * the options or with empty lists.
+ * @throws FeatureUnsupportedError (feature `allowedTools`, `disallowedTools`,
+ * `additionalDirectories` or `planMode`) for any other driver; the driver is never started.
  */
 export function prepareToolAccess(prep: Preparation): void {
   const { allowedTools = [], disallowedTools = [], additionalDirectories = [] } = prep.options;
@@ -73,6 +74,11 @@ export function prepareToolAccess(prep: Preparation): void {
       },
     };
   if (additionalDirectories.length > 0) prep.request = { ...prep.request, additionalDirectories: [...additionalDirectories] };
+  if (prep.options.planMode === true) {
+    if (capabilities.planMode !== true)
+      throw new FeatureUnsupportedError(type, "planMode", "its CLI has no plan mode whose exit it asks the host about (a plan_review)");
+    prep.request = { ...prep.request, planMode: true };
+  }
 }
 
 /**

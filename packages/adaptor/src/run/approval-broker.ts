@@ -9,6 +9,7 @@ import { ApprovalResponder } from "../approval/approval-responder.js";
 import type { ApprovalSettings } from "../approval/approval-settings.js";
 import { ApprovalRules, contextOf, realPath, ruleOf, suggestRules, type RememberedRule } from "../approval/approval-rule.js";
 import type { StoredAnswers } from "../suspend/turn-data.js";
+import { presetRules, type ApprovalPolicyRule } from "../approval/policy-rules.js";
 
 /** How the broker reaches the run it serves. */
 export interface ApprovalBrokerInit {
@@ -45,6 +46,8 @@ export interface ApprovalBrokerInit {
    * is "read_only"`); undefined when it may.
    */
   readonly rememberAllowRefused?: string | undefined;
+  /** Rules known before the run (`policy.approvals.rules`, checked), answering asks from the start. */
+  readonly rules?: readonly ApprovalPolicyRule[] | undefined;
 }
 
 /**
@@ -56,7 +59,8 @@ export interface ApprovalBrokerInit {
  * An answer that remembers a rule (`approve({ remember })`, `deny(reason, { remember })`) adds it
  * to the run's rules (`approval.remembered`); a later `permission` ask it matches, when its mode is
  * `ask`, is answered at once by the rule (its `approval.requested` and `approval.resolved` carry
- * `data.rule`). Auto modes and a
+ * `data.rule`). The policy's rules (`policy.approvals.rules`) are in the run's rules from its
+ * start and answer the same way. Auto modes and a
  * resumed turn's stored answers come first.
  *
  * Edge cases, each recorded in a `notice` event:
@@ -90,6 +94,7 @@ export class ApprovalBroker {
     this.#init = init;
     this.#modes = init.settings.modes;
     this.#permission = init.permission ?? "inherit";
+    for (const rule of presetRules(init.rules)) this.#rules.add(rule);
   }
 
   /** Decides later asks under `modes` (kinds left out keep theirs); asks already with the host wait on. */

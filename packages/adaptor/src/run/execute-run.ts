@@ -1,3 +1,4 @@
+import { checkPolicyDomain } from "../prepare/check-policy.js";
 import { AdaptorError, DriverError, findError, walkError } from "@adaptor/errors";
 import type {
   ApprovalAsk,
@@ -154,6 +155,8 @@ export async function executeRun(setup: RunSetup): Promise<Result> {
           }),
         )
       : undefined;
+    // The policy's rules go to the broker now: a rule it cannot hold is refused as preparation would.
+    if (options.policy !== undefined) checkPolicyDomain(driver.descriptor.type, options.policy);
     const broker = new ApprovalBroker({
       runId,
       queue,
@@ -169,6 +172,7 @@ export async function executeRun(setup: RunSetup): Promise<Result> {
       suspend: suspension.suspender,
       // A remembered allow would widen what a read-only run lets through without a person.
       rememberAllowRefused: options.policy?.sandbox === "read_only" ? 'policy.sandbox is "read_only"' : undefined,
+      rules: options.policy?.approvals?.rules,
     });
     approvals = broker;
     // The permission mode the CLI applies, over the run's switches: each unasked call is judged by it.

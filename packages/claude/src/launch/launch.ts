@@ -1,3 +1,4 @@
+import { planModeArgs } from "./plan-mode.js";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -28,6 +29,11 @@ export interface Launch {
   readonly askableTools?: readonly string[];
   /** Under `ask` / `auto_deny`: the every-tool hook guards against allow rules (see `PolicyLaunch.guardAllowRules`). */
   readonly guardAllowRules?: boolean;
+  /**
+   * Set for a turn started in plan mode (`--permission-mode plan`): the mode the policy launched
+   * in, which an approved `ExitPlanMode` returns the CLI to (see `planModeArgs`).
+   */
+  readonly modeAfterPlan?: string;
   /** Removes per-run files (private MCP config, staged skills); idempotent. */
   cleanup(): Promise<void>;
 }
@@ -68,7 +74,8 @@ export async function prepareLaunch(config: ClaudeConfig, request: DriverRequest
   if (request.budget?.maxTurns !== undefined) args.push("--max-turns", String(request.budget.maxTurns));
   if (request.budget?.maxCostUsd !== undefined) args.push("--max-budget-usd", String(request.budget.maxCostUsd));
   const policy = policyLaunch(request.policy, request.mcpServers, config, request.toolRules);
-  args.push(...policy.args);
+  const plan = request.planMode === true ? planModeArgs(policy.args) : undefined;
+  args.push(...(plan?.args ?? policy.args));
   // One flag per directory: the flag takes several values, so a path is never read as another option's.
   for (const dir of request.additionalDirectories ?? []) args.push(`--add-dir=${dir}`);
   if (request.effort) args.push("--effort", request.effort);
@@ -118,6 +125,7 @@ export async function prepareLaunch(config: ClaudeConfig, request: DriverRequest
     ...(request.mcpServers ? { mcpServers: request.mcpServers } : {}),
     ...(policy.askableTools ? { askableTools: policy.askableTools } : {}),
     ...(policy.guardAllowRules ? { guardAllowRules: true } : {}),
+    ...(plan ? { modeAfterPlan: plan.modeAfterPlan } : {}),
     async cleanup() {
       const dir = privateDir;
       privateDir = undefined;

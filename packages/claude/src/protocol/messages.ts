@@ -28,7 +28,7 @@ export function userLine(text: string, uuid?: string, images: readonly PromptIma
 /** The host's answer to a `can_use_tool` control request. */
 export function permissionResponse(
   requestId: string,
-  decision: { behavior: "allow"; updatedInput: unknown } | { behavior: "deny"; message: string },
+  decision: { behavior: "allow"; updatedInput: unknown; updatedPermissions?: readonly unknown[] } | { behavior: "deny"; message: string },
 ): Record<string, unknown> {
   return { type: "control_response", response: { subtype: "success", request_id: requestId, response: decision } };
 }

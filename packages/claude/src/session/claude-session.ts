@@ -30,6 +30,7 @@ import {
 import { descendantBaseline, type CapturedOutput, type CliProcess, type ExitInfo, type OutputLine } from "@adaptor/driver/process";
 import type { Launch } from "../launch/launch.js";
 import { READ_ONLY_TOOLS } from "../launch/policy.js";
+import { PLAN_EXIT_TOOL, PLAN_MODE_ASKABLE, PLAN_MODE_DENIAL } from "../launch/plan-mode.js";
 import { STRUCTURED_OUTPUT_TOOL } from "../protocol/structured-attempt.js";
 import { hookOutput, hookRegistrations, hookResponse, readHookCallback } from "../protocol/hooks.js";
 import {
@@ -213,6 +214,7 @@ export class ClaudeSession implements PooledProcess {
     // Under ask / auto_deny the hook also guards every process against settings files' allow rules.
     this.#askHook = askForEveryTool || launch.guardAllowRules === true;
     this.#askReadTools = askForEveryTool;
+    this.#planning = launch.modeAfterPlan !== undefined;
     this.#hooks = hooks;
     this.#hookMatchers = hookMatchers;
   }
@@ -231,6 +233,12 @@ export class ClaudeSession implements PooledProcess {
   readonly #askHook: boolean;
   /** The hook asks about the read tools too (`askForEveryTool`); else it leaves them to the CLI's defaults. */
   readonly #askReadTools: boolean;
+  /**
+   * The turn started in plan mode and no plan was approved yet: every ask but a read, a question
+   * and ExitPlanMode is denied without asking ({@link PLAN_MODE_ASKABLE}), so nothing changes
+   * before the host approves the plan.
+   */
+  #planning: boolean;
   /**
    * The CLI reports each prompt's lifecycle (`command_lifecycle` `queued`, `started`): a turn then
    * starts with its prompt's `started` line, never with an untagged `init` (which may open a turn
@@ -806,6 +814,18 @@ export class ClaudeSession implements PooledProcess {
     return exit;
   }
 
+  /**
+   * Whether a turn still in plan mode may bring an ask about `tool` to the host: ExitPlanMode, and
+   * what the policy's own mode would ask about. Under `read_only` (launched for `dontAsk`, which
+   * denies every ask) only the read tools the every-tool hook asks about; otherwise the read tools
+   * and a question ({@link PLAN_MODE_ASKABLE}).
+   */
+  #askableInPlanMode(tool: string): boolean {
+    if (tool === PLAN_EXIT_TOOL) return true;
+    if (this.#launch.modeAfterPlan === "dontAsk") return this.#askReadTools && READ_ONLY_TOOLS.includes(tool);
+    return PLAN_MODE_ASKABLE.includes(tool) || READ_ONLY_TOOLS.includes(tool);
+  }
+
   #onControlRequest(sink: DriverSink, message: Record<string, unknown>, turn: StreamJsonTurn): void {
     const proc = this.proc;
     const requestId = String(message.request_id);
@@ -853,13 +873,33 @@ export class ClaudeSession implements PooledProcess {
       return;
     }
     const ask = request as CanUseToolRequest;
+    if (this.#planning && !this.#askableInPlanMode(ask.tool_name)) {
+      // Claude Code in plan mode asks about an edit or a command: the plan is not approved yet.
+      proc.writeJson(permissionResponse(requestId, { behavior: "deny", message: PLAN_MODE_DENIAL })).catch(() => undefined);
+      sink.emit({
+        type: "notice",
+        kind: "approval.plan-mode",
+        message: `${ask.tool_name}: denied without asking: the turn is in plan mode until its plan is approved`,
+        data: { toolName: ask.tool_name, ...(ask.tool_use_id ? { toolCallId: ask.tool_use_id } : {}) },
+      });
+      return;
+    }
     sink
       .requestApproval(withParent(toApprovalAsk(ask, turn.toolInput(ask.tool_use_id)), turn))
       .then((decision: ApprovalDecision) => {
         const answer = toPermissionAnswer(ask, decision);
         // A host's edit of a delegation keeps it in the foreground.
         const kept = answer.behavior === "allow" ? { ...answer, updatedInput: inForeground(ask.tool_name, answer.updatedInput) } : answer;
-        return proc.writeJson(permissionResponse(requestId, kept));
+        // An approved plan returns the CLI to the mode the policy launched in, never a wider one.
+        const modeAfterPlan = this.#launch.modeAfterPlan;
+        const leavesPlan = kept.behavior === "allow" && ask.tool_name === PLAN_EXIT_TOOL && modeAfterPlan !== undefined;
+        if (leavesPlan) this.#planning = false;
+        return proc.writeJson(
+          permissionResponse(
+            requestId,
+            leavesPlan ? { ...kept, updatedPermissions: [{ type: "setMode", mode: modeAfterPlan, destination: "session" }] } : kept,
+          ),
+        );
       })
       .catch(() => undefined); // the process is gone: its exit decides the verdict
   }

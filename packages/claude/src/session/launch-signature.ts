@@ -24,6 +24,8 @@ export function claudeLaunchSignature(config: ClaudeConfig, request: DriverReque
       // Permission rules and extra directories are launch flags and settings.
       toolRules: request.toolRules,
       additionalDirectories: request.additionalDirectories,
+      // --permission-mode plan is a launch flag.
+      planMode: request.planMode,
       // --effort is a launch flag.
       effort: request.effort,
     },

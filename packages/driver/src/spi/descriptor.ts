@@ -101,6 +101,12 @@ export interface DriverCapabilities {
    */
   readonly additionalDirectories?: boolean;
   /**
+   * The driver starts a turn in its CLI's plan mode (`DriverRequest.planMode`), whose exit is asked
+   * as a `plan_review`; absent or false: a run with `planMode` is refused before launch
+   * (`FeatureUnsupportedError`).
+   */
+  readonly planMode?: boolean;
+  /**
    * Reasoning effort levels the driver carries to its model (`DriverRequest.effort`); absent or
    * empty: none, and a run with an `effort` it does not list is refused before launch
    * (`FeatureUnsupportedError`).

@@ -127,6 +127,12 @@ export interface DriverRequest {
    */
   readonly additionalDirectories?: readonly string[];
   /**
+   * Start the turn in the CLI's plan mode: the agent proposes a plan and asks to leave plan mode
+   * (a `plan_review` ask); after an approve it proceeds under the run's policy. Only sent (as
+   * `true`) to a driver whose descriptor declares `planMode`; a spawn input.
+   */
+  readonly planMode?: boolean;
+  /**
    * The model's reasoning effort for this run. Only sent to a driver whose descriptor lists the
    * level (`DriverCapabilities.effort`); absent: the CLI's own default. A spawn input where the
    * CLI takes it at launch (Claude's `--effort`).

@@ -1,0 +1,210 @@
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import type { ApprovalAsk, ApprovalDecision } from "@adaptor/driver";
+import {
+  acceptEdits,
+  Agent,
+  checkRunInput,
+  EDIT_TOOLS,
+  InvalidPolicyError,
+  type AgentEvent,
+  type ApprovalRequest,
+  type Policy,
+} from "../src/index.js";
+import { scriptedDriver } from "./scripted-driver.js";
+
+const bash = (command: string): ApprovalAsk => ({ kind: "permission", title: `Bash: ${command}`, toolName: "Bash", input: { command } });
+const write = (file: string, toolName = "Write"): ApprovalAsk => ({
+  kind: "permission",
+  title: `${toolName}: ${file}`,
+  toolName,
+  input: { file_path: file, content: "x" },
+});
+const patch = (files: string[]): ApprovalAsk => ({
+  kind: "permission",
+  title: "apply_patch",
+  toolName: "apply_patch",
+  input: { changes: files.map((path) => ({ path, kind: "add" })) },
+});
+
+/** A driver that asks `asks` one after the other and reports each decision as its text. */
+function askingInOrder(asks: readonly ApprovalAsk[], readOnly: boolean) {
+  let launched = 0;
+  const driver = scriptedDriver(async (_request, sink) => {
+    launched++;
+    const outcomes: ApprovalDecision[] = [];
+    for (const ask of asks) outcomes.push(await sink.requestApproval(ask));
+    return { text: JSON.stringify(outcomes) };
+  });
+  if (readOnly) {
+    const { capabilities } = driver.descriptor;
+    (driver as { descriptor: unknown }).descriptor = {
+      ...driver.descriptor,
+      capabilities: { ...capabilities, policy: { ...capabilities.policy, sandbox: ["read_only"] } },
+    };
+  }
+  return { driver, launched: () => launched };
+}
+
+async function run(asks: readonly ApprovalAsk[], policy: Policy) {
+  const requests: ApprovalRequest[] = [];
+  const { driver, launched } = askingInOrder(asks, policy.sandbox === "read_only");
+  const agent = new Agent(driver, {
+    onApproval: (request) => {
+      requests.push(request);
+      request.deny("asked");
+    },
+  });
+  const stream = agent.stream("p", { policy });
+  const events: AgentEvent[] = [];
+  for await (const event of stream) events.push(event);
+  const verdict = await stream.result().catch((error: unknown) => error);
+  await agent.close();
+  const decisions = verdict instanceof Error ? verdict : (JSON.parse((verdict as { text: string }).text) as ApprovalDecision[]);
+  return { events, requests, decisions, launched: launched() };
+}
+
+const notices = (events: readonly AgentEvent[], kind: string) =>
+  events.flatMap((e) => (e.type === "notice" && e.kind === kind ? [e.data ?? {}] : []));
+
+let root: string | undefined;
+afterEach(() => {
+  if (root) rmSync(root, { recursive: true, force: true });
+  root = undefined;
+});
+
+describe("policy.approvals.rules: rules known before the run", () => {
+  it("acceptEdits(folder): edits inside run unasked (notices carry the rule), an edit outside and a command are asked", async () => {
+    root = mkdtempSync(join(tmpdir(), "policy-rules-"));
+    const repo = join(root, "repo");
+    mkdirSync(repo);
+    const asks = [
+      write(join(repo, "a.txt")),
+      patch([join(repo, "b.txt"), join(repo, "src", "c.txt")]),
+      write(join(root, "out.txt")),
+      bash("ls"),
+    ];
+    const { events, requests, decisions } = await run(asks, { approvals: { permission: "ask", rules: acceptEdits(repo) } });
+    expect(decisions).toEqual([
+      { outcome: "approve" },
+      { outcome: "approve" },
+      { outcome: "deny", reason: "asked" },
+      { outcome: "deny", reason: "asked" },
+    ]);
+    expect(requests.map((r) => r.title)).toEqual([`Write: ${join(root, "out.txt")}`, "Bash: ls"]);
+    const resolved = notices(events, "approval.resolved");
+    expect(resolved.map((d) => [d.outcome, d.rule, d.scope])).toEqual([
+      ["approved", { toolName: "Write", pathPrefix: repo }, "run"],
+      ["approved", { toolName: "apply_patch", pathPrefix: repo }, "run"],
+      ["denied", undefined, undefined],
+      ["denied", undefined, undefined],
+    ]);
+    expect(notices(events, "approval.requested").map((d) => d.rule)).toEqual([
+      { toolName: "Write", pathPrefix: repo },
+      { toolName: "apply_patch", pathPrefix: repo },
+      undefined,
+      undefined,
+    ]);
+  });
+
+  it("a link inside the folder that leads out does not match, nor does '..' out of it", async () => {
+    root = mkdtempSync(join(tmpdir(), "policy-rules-"));
+    const repo = join(root, "repo");
+    mkdirSync(repo);
+    mkdirSync(join(root, "outside"));
+    symlinkSync(join(root, "outside"), join(repo, "link"));
+    const asks = [write(join(repo, "link", "x.txt")), write(join(repo, "..", "y.txt")), write(join(repo, "ok.txt"))];
+    const { requests, decisions } = await run(asks, { approvals: { rules: acceptEdits(repo) } });
+    expect(requests).toHaveLength(2);
+    expect(decisions).toEqual([{ outcome: "deny", reason: "asked" }, { outcome: "deny", reason: "asked" }, { outcome: "approve" }]);
+  });
+
+  it("a deny rule answers with its reason (default 'denied by policy rule') and wins over an allow that matches too", async () => {
+    const { requests, decisions } = await run([bash("rm -rf build"), bash("npm test"), bash("git push")], {
+      approvals: {
+        permission: "ask",
+        rules: [
+          { toolName: "Bash", outcome: "approve" },
+          { toolName: "Bash", commandPrefix: "rm", outcome: "deny", reason: "no deleting" },
+          { toolName: "Bash", command: "git push", outcome: "deny" },
+        ],
+      },
+    });
+    expect(requests).toEqual([]);
+    expect(decisions).toEqual([
+      { outcome: "deny", reason: "no deleting" },
+      { outcome: "approve" },
+      { outcome: "deny", reason: "denied by policy rule" },
+    ]);
+  });
+
+  it("an auto mode decides before the rules, as it does before remembered ones", async () => {
+    const { decisions } = await run([bash("ls")], {
+      approvals: { permission: "auto_deny", rules: [{ toolName: "Bash", outcome: "approve" }] },
+    });
+    expect(decisions).toEqual([{ outcome: "deny", reason: "denied by policy" }]);
+  });
+
+  it("under sandbox read_only an allow rule is InvalidPolicyError before launch; a deny rule is fine", async () => {
+    const refused = await run([bash("ls")], {
+      sandbox: "read_only",
+      approvals: { permission: "ask", rules: [{ toolName: "Bash", outcome: "approve" }] },
+    });
+    expect(refused.decisions).toBeInstanceOf(InvalidPolicyError);
+    expect(refused.decisions).toMatchObject({ field: "approvals.rules[0].outcome", value: "approve" });
+    expect((refused.decisions as Error).message).toContain("read_only");
+    expect(refused.launched).toBe(0);
+    const denied = await run([bash("ls")], {
+      sandbox: "read_only",
+      approvals: { permission: "ask", rules: [{ toolName: "Bash", outcome: "deny" }] },
+    });
+    expect(denied.decisions).toEqual([{ outcome: "deny", reason: "denied by policy rule" }]);
+  });
+
+  it("a malformed rule is InvalidPolicyError naming the field, at the start", () => {
+    const refuse = (rules: unknown) => {
+      try {
+        checkRunInput("p", { policy: { approvals: { rules } } }, { driver: "claude" });
+      } catch (error) {
+        return error as InvalidPolicyError;
+      }
+      throw new Error("accepted");
+    };
+    expect(refuse({ toolName: "Bash" })).toMatchObject({ field: "approvals.rules" });
+    expect(refuse([{ toolName: "", outcome: "approve" }])).toMatchObject({ field: "approvals.rules[0].toolName" });
+    expect(refuse([{ toolName: "Edit", pathPrefix: "src", outcome: "approve" }])).toMatchObject({
+      field: "approvals.rules[0].pathPrefix",
+      value: "src",
+    });
+    expect(refuse([{ toolName: "Bash", command: "a", commandPrefix: "a", outcome: "approve" }])).toMatchObject({
+      field: "approvals.rules[0].commandPrefix",
+    });
+    expect(refuse([{ toolName: "Bash", commandPrefix: "FOO=1 ls", outcome: "approve" }])).toMatchObject({
+      field: "approvals.rules[0].commandPrefix",
+    });
+    expect(refuse([{ toolName: "Bash" }])).toMatchObject({ field: "approvals.rules[0].outcome" });
+    expect(refuse([{ toolName: "Bash", outcome: "allow" }])).toMatchObject({ field: "approvals.rules[0].outcome", value: "allow" });
+    expect(refuse([{ toolName: "Bash", outcome: "approve", reason: "x" }])).toMatchObject({ field: "approvals.rules[0].reason" });
+    expect(refuse([{ toolName: "Bash", outcome: "approve", scope: "run" }])).toMatchObject({ field: "approvals.rules[0].scope" });
+    expect(refuse([{ toolName: "Bash", outcome: "approve" }, null])).toMatchObject({ field: "approvals.rules[1]" });
+  });
+});
+
+describe("acceptEdits", () => {
+  it("gives an allow per file tool and folder", () => {
+    expect(acceptEdits("/repo")).toEqual(EDIT_TOOLS.map((toolName) => ({ toolName, pathPrefix: "/repo", outcome: "approve" })));
+    expect(EDIT_TOOLS).toEqual(["Edit", "Write", "MultiEdit", "NotebookEdit", "apply_patch"]);
+    expect(acceptEdits(["/a", "/b"], { toolNames: ["edit_file"] })).toEqual([
+      { toolName: "edit_file", pathPrefix: "/a", outcome: "approve" },
+      { toolName: "edit_file", pathPrefix: "/b", outcome: "approve" },
+    ]);
+  });
+
+  it("refuses a relative folder, no folder and an empty tool name", () => {
+    expect(() => acceptEdits("src")).toThrow(/absolute path/);
+    expect(() => acceptEdits([])).toThrow(/at least one folder/);
+    expect(() => acceptEdits("/a", { toolNames: [""] })).toThrow(/non-empty/);
+  });
+});
