@@ -3,7 +3,8 @@ import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { whenToolResult, whenUserSays } from "@adaptor/testkit";
-import { RunError, type AgentEvent } from "adaptor";
+import { MemoryThreadStore } from "@adaptor/threadstore";
+import { Agent, RunError, type AgentEvent } from "adaptor";
 import { harness, type Harness } from "./support.js";
 
 // stream.setApprovalMode during a turn on the real claude binary: a switch to ask takes effect on
@@ -111,5 +112,78 @@ describe("setApprovalMode during a turn on the real claude binary", { timeout: 1
     expect(events.filter((e) => e.type === "approval-request")).toHaveLength(1);
     expect(events.filter((e) => e.type === "notice" && e.kind === "approval.unasked")).toEqual([]);
     await vi.waitFor(() => expect(existsSync(join(h!.env.workDir, "two"))).toBe(true));
+  });
+  it("a thread turn switched to ask leaves the next turn under the launch policy (unrestricted, auto_approve): its command runs unasked", async () => {
+    h = await harness([
+      {
+        name: "first done",
+        when: (view) => view.lastToolResult?.toolName === "Bash" && view.messageCount === 3,
+        reply: { text: "one made" },
+      },
+      {
+        name: "second done",
+        when: (view) => view.lastToolResult?.toolName === "Bash" && view.messageCount === 7,
+        reply: { text: "two made" },
+      },
+      { name: "first", when: whenUserSays("make one"), reply: { toolUse: { name: "Bash", input: { command: "mkdir one" } } } },
+      { name: "second", when: whenUserSays("make two"), reply: { toolUse: { name: "Bash", input: { command: "mkdir two" } } } },
+    ]);
+    const agent = new Agent(h.agent.driver, { threadStore: new MemoryThreadStore() });
+    const thread = agent.thread("switched");
+    const policy = { sandbox: "unrestricted", approvals: { permission: "auto_approve" } } as const;
+    const first = thread.stream("make one", { policy });
+    await expect(first.setApprovalMode({ permission: "ask" })).resolves.toBe(true);
+    const asked: unknown[] = [];
+    for await (const event of first) {
+      if (event.type === "approval-request") {
+        asked.push(event.request.input);
+        event.request.approve();
+      }
+    }
+    expect((await first.result()).text).toBe("one made");
+    expect(asked).toEqual([expect.objectContaining({ command: "mkdir one" })]);
+    // The next turn names no approval mode switch: it runs under the launch policy.
+    const next = thread.stream("make two", { policy });
+    const events: AgentEvent[] = [];
+    for await (const event of next) events.push(event);
+    expect((await next.result()).text).toBe("two made");
+    // Launched under bypassPermissions, the CLI asks nobody (not even the SDK's auto_approve).
+    expect(events.filter((e) => e.type === "notice" && e.kind === "approval.requested")).toEqual([]);
+    expect(existsSync(join(h.env.workDir, "two"))).toBe(true);
+    await agent.close();
+  });
+  it("a thread turn switched to ask leaves the next turn under the settings file's mode (acceptEdits, approvals inherited): its shell write runs unasked", async () => {
+    h = await harness([
+      {
+        name: "first done",
+        when: (view) => view.lastToolResult?.toolName === "Bash" && view.messageCount === 3,
+        reply: { text: "one made" },
+      },
+      {
+        name: "second done",
+        when: (view) => view.lastToolResult?.toolName === "Bash" && view.messageCount === 7,
+        reply: { text: "two made" },
+      },
+      { name: "first", when: whenUserSays("make one"), reply: { toolUse: { name: "Bash", input: { command: "mkdir one" } } } },
+      { name: "second", when: whenUserSays("make two"), reply: { toolUse: { name: "Bash", input: { command: "mkdir two" } } } },
+    ]);
+    await writeFile(join(h.env.configDir, "settings.json"), JSON.stringify({ permissions: { defaultMode: "acceptEdits" } }));
+    const agent = new Agent(h.agent.driver, { threadStore: new MemoryThreadStore() });
+    const thread = agent.thread("inherited");
+    const first = thread.stream("make one");
+    await expect(first.setApprovalMode({ permission: "ask" })).resolves.toBe(true);
+    const asked: unknown[] = [];
+    for await (const event of first) {
+      if (event.type === "approval-request") {
+        asked.push(event.request.input);
+        event.request.approve();
+      }
+    }
+    expect((await first.result()).text).toBe("one made");
+    expect(asked).toEqual([expect.objectContaining({ command: "mkdir one" })]);
+    // No onApproval: a call the CLI asked about would end the run approval_denied.
+    expect((await thread.run("make two")).text).toBe("two made");
+    expect(existsSync(join(h.env.workDir, "two"))).toBe(true);
+    await agent.close();
   });
 });

@@ -241,6 +241,49 @@ describe("stream turn controls", () => {
     await expect(stream.setApprovalMode({ permission: "ask" })).resolves.toBe(false);
   });
 
+  it("a setApprovalMode the CLI refuses rejects with its DriverError and leaves the run's asks under the modes before it", async () => {
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    let attached!: () => void;
+    const running = new Promise<void>((resolve) => (attached = resolve));
+    const base = scriptedDriver(async (_request, sink) => {
+      const detach = sink.attachControl?.({
+        setApprovalMode: () =>
+          Promise.reject(new DriverError({ op: "set_permission_mode", device: "scripted", code: ErrCode.Driver, cause: "refused" })),
+      });
+      attached();
+      try {
+        await released;
+        const decision = await sink.requestApproval({ kind: "permission", title: "after", toolName: "Bash" });
+        return { text: decision.outcome };
+      } finally {
+        detach?.();
+      }
+    });
+    const driver: Driver = {
+      ...base,
+      descriptor: { ...base.descriptor, capabilities: { ...base.descriptor.capabilities, turnControl: { approvalMode: true } } },
+    };
+    await using agent = new Agent(driver);
+    const stream = agent.stream("go", { policy: { approvals: { permission: "ask", question: "ask" } } });
+    await running;
+    await expect(stream.setApprovalMode({ permission: "auto_approve", question: "auto_deny" })).rejects.toMatchObject({
+      code: ErrCode.Driver,
+      op: "set_permission_mode",
+    });
+    release();
+    const asked: string[] = [];
+    for await (const event of stream) {
+      if (event.type === "approval-request") {
+        asked.push(event.request.title);
+        event.request.deny("no");
+      }
+    }
+    // Still under ask: the host is asked, and its deny is the answer (auto_approve would have approved unasked).
+    expect(asked).toEqual(["after"]);
+    expect((await stream.result()).text).toBe("deny");
+  });
+
   it("an interrupted turn's partial answer is not held to the output schema", async () => {
     const { driver, attach } = controllable({ interrupt: true });
     await using agent = new Agent({

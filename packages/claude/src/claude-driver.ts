@@ -269,10 +269,11 @@ export class ClaudeDriver implements Driver {
     const response = { ...this.#response(request, session, outcome), enforcement: claudeEnforcement(request.policy) };
     // The CLI measures --max-budget-usd against everything its process has spent since it started:
     // a process that served a turn with a cost limit is not parked, so the thread's next turn resumes
-    // in a fresh process and its limit counts that turn's cost alone.
+    // in a fresh process and its limit counts that turn's cost alone. Nor is one the host switched
+    // to asking (see ClaudeSession.keepsLaunchMode): the next turn runs under its own policy.
     // A plan-mode turn leaves its process in another permission mode than it was launched in: not
     // parked either, so the next turn starts in the mode its own launch says.
-    const parkable = reusable && request.budget?.maxCostUsd === undefined && request.planMode !== true;
+    const parkable = reusable && request.budget?.maxCostUsd === undefined && request.planMode !== true && session.keepsLaunchMode;
     if (alive && !response.failure && parkable && session.sessionId && session.lastMessageId) this.#pool.park(session.sessionId, session);
     else if (alive && !response.failure && !parkable) this.#finishInBackground(session);
     else await session.close();

@@ -85,6 +85,10 @@ export class ApprovalBroker {
   #ended = false;
   /** The mode per kind, from the settings until {@link setModes} changes them. */
   #modes: ApprovalSettings["modes"];
+  /** Calls of {@link setModes} so far. */
+  #changes = 0;
+  /** Per kind, the call of {@link setModes} (its number in {@link #changes}) that set it last. */
+  readonly #changedBy: Partial<Record<ApprovalKind, number>> = {};
   /** The rules the host's answers remembered in this run. */
   readonly #rules = new ApprovalRules();
   /** The permission mode as set (before `inherit` resolves to `ask`), for host tools. */
@@ -97,10 +101,27 @@ export class ApprovalBroker {
     for (const rule of presetRules(init.rules)) this.#rules.add(rule);
   }
 
-  /** Decides later asks under `modes` (kinds left out keep theirs); asks already with the host wait on. */
-  setModes(modes: Partial<ApprovalSettings["modes"]>): void {
+  /**
+   * Decides later asks under `modes` (kinds left out keep theirs); asks already with the host wait on.
+   * @returns what undoes it: each kind it set goes back to its mode before, unless a later call set that kind since.
+   */
+  setModes(modes: Partial<ApprovalSettings["modes"]>): () => void {
+    const change = ++this.#changes;
+    const before = this.#modes;
+    const permissionBefore = this.#permission;
+    const kinds = (Object.keys(modes) as ApprovalKind[]).filter((kind) => modes[kind] !== undefined);
+    for (const kind of kinds) this.#changedBy[kind] = change;
     if (modes.permission !== undefined) this.#permission = modes.permission;
     this.#modes = { ...this.#modes, ...modes };
+    return () => {
+      const restored = { ...this.#modes };
+      for (const kind of kinds) {
+        if (this.#changedBy[kind] !== change) continue;
+        restored[kind] = before[kind];
+        if (kind === "permission") this.#permission = permissionBefore;
+      }
+      this.#modes = restored;
+    };
   }
 
   /**

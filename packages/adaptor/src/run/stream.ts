@@ -152,7 +152,8 @@ export class Stream implements AsyncIterable<AgentEvent> {
    * @throws FeatureUnsupportedError (rejected) when the driver does not declare it;
    * HumanDecisionModeUnsupportedError (rejected) for a mode the driver does not support for that
    * kind; TypeError (rejected) for `modes` that is not an object (a string such as
-   * `"acceptEdits"`, `null`) or an unknown kind.
+   * `"acceptEdits"`, `null`) or an unknown kind; a DriverError when the CLI refused the switch
+   * (the run's approvals then stay under the modes they had before the call).
    */
   setApprovalMode(modes: ApprovalModes): Promise<boolean> {
     try {

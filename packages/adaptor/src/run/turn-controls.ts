@@ -36,7 +36,8 @@ export class TurnControls {
   #control: TurnControl | undefined;
   #ended = false;
   #waiters: (() => void)[] = [];
-  #applyModes: ((modes: Modes) => void) | undefined;
+  /** Applies modes to the run's approval broker; what it returns undoes them (see {@link approvalModes}). */
+  #applyModes: ((modes: Modes) => (() => void) | void) | undefined;
   /** Where a `permission` switch goes for the check of unasked calls (see {@link onApprovalModes}). */
   #switchPermission: ((permission: ApprovalMode, when: "now" | "cli" | "answered") => void) | undefined;
   /** A `permission` switch made before the run could take it. */
@@ -164,14 +165,15 @@ export class TurnControls {
   }
 
   /**
-   * For the run: where approval mode changes go (its approval broker, `apply`), and each
+   * For the run: where approval mode changes go (its approval broker, `apply`, which may return
+   * what undoes a change: called when the CLI refuses the switch), and each
    * `permission` switch as the host gave it (`inherit` unresolved) for the check of unasked calls
    * (`switchPermission`: `now`, in effect at once; `cli`, sent to the turn, whose driver reports
    * with an `approval.mode` notice the moment it took effect on the CLI; `answered`, the turn
    * answered that it took it). Earlier changes are applied now.
    */
   onApprovalModes(
-    apply: (modes: Modes) => void,
+    apply: (modes: Modes) => (() => void) | void,
     switchPermission?: (permission: ApprovalMode, when: "now" | "cli" | "answered") => void,
   ): void {
     this.#applyModes = apply;
@@ -191,7 +193,8 @@ export class TurnControls {
    * applied to the run's checks at once and sent to the CLI as they are.
    * @throws FeatureUnsupportedError when the driver does not declare `turnControl.approvalMode`;
    * HumanDecisionModeUnsupportedError for a mode its descriptor does not list; TypeError for
-   * `modes` that is not an object, or an unknown kind.
+   * `modes` that is not an object, or an unknown kind; (rejected) the driver's error when the CLI
+   * refused the switch during the turn, the run's asks then back under the modes before it.
    */
   approvalModes(modes: ApprovalModes): boolean | Promise<boolean> {
     const { type, capabilities } = this.#descriptor;
@@ -217,7 +220,8 @@ export class TurnControls {
       resolved[kind] = mode === "inherit" ? defaults[kind] : mode;
     }
     if (this.#ended) return false;
-    if (this.#applyModes) this.#applyModes(resolved);
+    let undo: (() => void) | void = undefined;
+    if (this.#applyModes) undo = this.#applyModes(resolved);
     else this.#pendingModes = { ...this.#pendingModes, ...resolved };
     const permission = modes.permission;
     if (permission === undefined) return true;
@@ -240,6 +244,8 @@ export class TurnControls {
       },
       (error: unknown) => {
         if (this.#ended || this.#interruptBound?.controller.signal.aborted === true || cliGone(error)) return false;
+        // The CLI refused it: the asks are decided as the CLI still applies them, under the modes before.
+        undo?.();
         throw error;
       },
     );

@@ -302,6 +302,20 @@ export class ClaudeSession implements PooledProcess {
   }
 
   /**
+   * False once a turn told the CLI to ask about calls its launch runs unasked (a host's
+   * `setApprovalMode` to `ask` or `auto_deny` on a process launched under `bypassPermissions` or
+   * a settings file's mode). The CLI stays in that mode, and it has none meaning "the settings
+   * files' mode" to go back to: such a process serves no later turn, which runs in a fresh process
+   * launched under its own policy.
+   */
+  get keepsLaunchMode(): boolean {
+    return !this.#permissionModeSwitched;
+  }
+
+  /** A `set_permission_mode` request was written to the process (see {@link keepsLaunchMode}). */
+  #permissionModeSwitched = false;
+
+  /**
    * Runs one turn. With `keepAlive`, a clean success leaves the process running (stdin open);
    * otherwise, after the result, stdin is closed, the CLI gets the grace to exit on its own, then
    * SIGTERM and SIGKILL: the verdict is the result already received. On `signal` abort the CLI's own
@@ -438,6 +452,7 @@ export class ClaudeSession implements PooledProcess {
           // CLI's answer on, it asks about every call no allow rule of the launch allows.
           const id = `adaptor_set_permission_mode_${randomUUID()}`;
           const answered = answers.wait(id, "set_permission_mode", taken);
+          this.#permissionModeSwitched = true;
           await proc.writeJson({ type: "control_request", request_id: id, request: { subtype: "set_permission_mode", mode: "default" } });
           return (await answered) !== null;
         },
