@@ -67,11 +67,11 @@ describe("codex app-server: an interrupt waits for the answers the host already 
     ];
     const driver = codex({ command: fakeCliPath, env: fakeCliEnv(steps), killGraceMs: 300 });
     let control: TurnControl | undefined;
-    let interrupted: Promise<boolean> | undefined;
+    let interrupted: Promise<boolean | void> | undefined;
     const recording = createRecordingSink({
       onApproval: () => {
         // The host decides, then interrupts right after (once its decision is handed back).
-        void Promise.resolve().then(() => (interrupted = control?.interrupt()));
+        void Promise.resolve().then(() => (interrupted = control?.interrupt?.()));
         return { outcome: "deny", reason: "not now" };
       },
     });
