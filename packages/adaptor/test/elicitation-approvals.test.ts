@@ -33,6 +33,21 @@ describe("elicitation approvals", () => {
     expect(decisions).toEqual([{ outcome: "deny", reason: "denied by policy" }]);
   });
 
+  it.each([
+    ["unset", {}],
+    ["set to auto_deny", { elicitation: "auto_deny" as const }],
+  ])(
+    "elicitation mode %s with onReject abort: declined and the run completes (onReject is for the host's denials)",
+    async (_name, modes) => {
+      const { driver, decisions } = elicitingDriver();
+      await using agent = new Agent(driver);
+      const result = await agent.run("go", { policy: { approvals: { ...modes, onReject: "abort" } } });
+      expect(result.status).toBe("completed");
+      expect(result.text).toBe("ok");
+      expect(decisions).toEqual([{ outcome: "deny", reason: "denied by policy" }]);
+    },
+  );
+
   it("ask: invalid content throws InvalidOptionError and leaves the request pending; valid content reaches the driver as the approve's updatedInput", async () => {
     const { driver, decisions } = elicitingDriver();
     const refusals: unknown[] = [];

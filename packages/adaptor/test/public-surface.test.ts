@@ -32,6 +32,8 @@ describe("public surface", () => {
 
   it("@adaptor/driver", async () => {
     expect(Object.keys(await import("@adaptor/driver")).sort()).toEqual([
+      "APPROVAL_KINDS",
+      "APPROVAL_MODES_BY_KIND",
       "DEFAULT_SESSION_PAGE_LIMIT",
       "ErrFeatureUnsupported",
       "ErrHumanDecisionModeUnsupported",

@@ -64,8 +64,8 @@ describe("codex app-server driver faults (fake CLI)", () => {
       ...handshake,
       line({
         id: "srv-1",
-        method: "item/tool/someFutureRequest",
-        params: { threadId: "t-fake", turnId: "u-fake", itemId: "i", questions: [] },
+        method: "attestation/generate",
+        params: { threadId: "t-fake", turnId: "u-fake" },
       }),
       { echoStdinLine: true },
       completed("completed"),
@@ -79,7 +79,7 @@ describe("codex app-server driver faults (fake CLI)", () => {
         .filter((p) => p.kind === "stdout")
         .map((p) => p.text ?? ""),
     );
-    expect(answers).toEqual([{ id: "srv-1", error: { code: -32601, message: expect.stringContaining("item/tool/someFutureRequest") } }]);
+    expect(answers).toEqual([{ id: "srv-1", error: { code: -32601, message: expect.stringContaining("attestation/generate") } }]);
     expect(run.response?.checkpoint).toEqual({ resumeId: "t-fake", data: { lastTurnId: "u-fake" } });
   });
 

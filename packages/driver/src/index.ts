@@ -31,7 +31,7 @@ export type {
 export type { RunPolicy, ApprovalModes } from "./spi/policy.js";
 export type { EnforcementMechanism, PolicyEnforcement } from "./spi/enforcement.js";
 export { assertPolicySupported } from "./policy/assert-policy-supported.js";
-export { approvalModes } from "./policy/approval-modes.js";
+export { APPROVAL_KINDS, APPROVAL_MODES_BY_KIND, approvalModes } from "./policy/approval-modes.js";
 export { checkDriverConfig, driverConfigRefusal, inheritEnvOption } from "./config/check-driver-config.js";
 export { PEER_OPTIONS, peerOptionHints, type PeerOption, type PeerSdk } from "./peer-options/peer-options.js";
 export { checkInspectOptions } from "./spi/check-inspect-options.js";

@@ -299,11 +299,13 @@ export function askFactsOf(id: string, request: unknown): ApprovalAskFacts {
 
 /**
  * Why `decision` does not fit the approval `ask`, or undefined when it fits: deny fits every kind;
- * approve every kind but `question`; answer a `question` (any text), or a `permission` that lists
- * `choices` with one of their keys. Returns `ErrApprovalKindMismatch` for an outcome the kind does
- * not take (answer on a `plan_review` or on a `permission` without choices), `InvalidOptionError`
- * (field `choice`, `subject` naming the call, the closest key as `suggestion`) for a key the
- * permission does not list. Live requests and stored (suspended) approvals are held to the same rule.
+ * approve every kind but `question`; answer a `question` (any text), a `permission` that lists
+ * `choices`, or an `elicitation` (`accept`, `decline`, `cancel`) with one of their keys. Returns
+ * `ErrApprovalKindMismatch` for an outcome the kind does not take (answer on a `plan_review` or on
+ * a `permission` without choices), `InvalidOptionError` (field `choice`, `subject` naming the call,
+ * the closest key as `suggestion`) for a key the permission or elicitation does not list. An
+ * elicitation's form content is checked by {@link decisionRefusal}, not here. Live requests and
+ * stored (suspended) approvals are held to the same rule.
  */
 export function decisionMismatch(ask: ApprovalAskFacts, decision: ApprovalDecision, subject: string): AdaptorError | undefined {
   const { id, kind } = ask;
@@ -337,9 +339,12 @@ function closestKey(value: string, keys: readonly string[]): string | undefined 
  * is editable) cannot be applied as given, or undefined when it can: the checks {@link ApprovalRequest}'s
  * methods make, for answers that reach a request from elsewhere (another host) to meet before they
  * are recorded. `error`: what {@link decisionMismatch} returns (`ErrApprovalKindMismatch`, or
- * `InvalidOptionError` field `choice` for a permission's unlisted choice), `InvalidOptionError`
- * (field `updatedInput`, `subject` naming the call) for an edited input that is not a plain object,
- * or `ErrApprovalEditUnsupported` for an edit the agent cannot run; `denies` is true for the last,
+ * `InvalidOptionError` field `choice` for a permission's or an elicitation's unlisted choice),
+ * `InvalidOptionError` (field `updatedInput`, `subject` naming the call) for an edited input that is
+ * not a plain object, for an accepted elicitation whose content does not fit (content on a `url`
+ * elicitation, form content invalid against the requested schema, or a schema that cannot be
+ * compiled; see `elicitationContentError`), or `ErrApprovalEditUnsupported` for an edit the agent
+ * cannot run (never for an elicitation, whose content is its answer); `denies` is true for the last,
  * which denies the request (nothing runs) where the others leave it pending.
  */
 export function decisionRefusal(

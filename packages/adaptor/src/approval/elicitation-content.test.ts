@@ -61,6 +61,47 @@ describe("elicitation answers are checked before anything is sent", () => {
     expect(refused?.error.message).toContain("takes no content");
   });
 
+  it("a form schema that names draft-07 in $schema (as MCP servers send it) is still checked", () => {
+    const draft07 = elicitationAsk({
+      server: "crm",
+      message: "Who are you?",
+      mode: "form",
+      requestedSchema: {
+        $schema: "http://json-schema.org/draft-07/schema#",
+        type: "object",
+        properties: { name: { type: "string" } },
+        required: ["name"],
+      },
+    });
+    expect(decisionRefusal(facts(draft07), { outcome: "approve", updatedInput: { name: "Ada" } }, "approve()")).toBeUndefined();
+    const refused = decisionRefusal(facts(draft07), { outcome: "approve", updatedInput: { name: 7 } }, "approve()");
+    expect(refused?.denies).toBe(false);
+    expect(refused?.error).toMatchObject({ field: "updatedInput" });
+    expect(refused?.error.message).toContain("/name: must be string");
+  });
+
+  it("a form schema that cannot be compiled refuses every accepting answer (fail closed); decline and cancel still fit", () => {
+    const broken = elicitationAsk({
+      server: "crm",
+      message: "Who are you?",
+      mode: "form",
+      requestedSchema: { type: "object", properties: { name: { $ref: "#/$defs/missing" } } },
+    });
+    for (const decision of [
+      { outcome: "approve", updatedInput: { name: "Ada" } },
+      { outcome: "approve" },
+      { outcome: "answer", choice: "accept" },
+    ] as const) {
+      const refused = decisionRefusal(facts(broken), decision, "approve()");
+      expect(refused?.denies).toBe(false);
+      expect(refused?.error).toBeInstanceOf(InvalidOptionError);
+      expect(refused?.error).toMatchObject({ field: "updatedInput" });
+      expect(refused?.error.message).toContain("cannot be compiled");
+    }
+    expect(decisionRefusal(facts(broken), { outcome: "answer", choice: "decline" }, "answer()")).toBeUndefined();
+    expect(decisionRefusal(facts(broken), { outcome: "deny", reason: "no" }, "deny()")).toBeUndefined();
+  });
+
   it("decline, cancel and the listed actions fit; another answer key is InvalidOptionError (field choice)", () => {
     expect(decisionRefusal(facts(FORM), { outcome: "deny", reason: "no" }, "deny()")).toBeUndefined();
     expect(decisionRefusal(facts(FORM), { outcome: "answer", choice: "cancel" }, "answer()")).toBeUndefined();

@@ -21,21 +21,24 @@ export function elicitationFactsOf(details: unknown): ElicitationFacts {
   };
 }
 
-/** Compiled form schemas by schema object (a request's schema is checked at each answer). */
-const compiled = new WeakMap<object, CompiledSchema | null>();
+/** Compiled form schemas by schema object (a request's schema is checked at each answer), or why one cannot compile. */
+const compiled = new WeakMap<object, CompiledSchema | { readonly uncompilable: string }>();
 
-function compiledSchema(schema: Readonly<Record<string, unknown>>): CompiledSchema | undefined {
+function compiledSchema(schema: Readonly<Record<string, unknown>>): CompiledSchema | { readonly uncompilable: string } {
   let entry = compiled.get(schema);
   if (entry === undefined) {
+    // An MCP form is a flat object of primitive fields: its `$schema` (often draft-07) only names a
+    // dialect, which ajv's 2020-12 build refuses to compile; the fields validate the same without it.
+    const { $schema: _dialect, ...rest } = schema;
     try {
       // A server's schema, not ours: keywords ajv does not know (MCP's `enumNames`) are ignored.
-      entry = compileJsonSchema(schema as Record<string, unknown>, { strict: false });
-    } catch {
-      entry = null; // a schema ajv cannot compile: the server checks its own content
+      entry = compileJsonSchema(rest, { strict: false });
+    } catch (error) {
+      entry = { uncompilable: error instanceof Error ? error.message : String(error) };
     }
     compiled.set(schema, entry);
   }
-  return entry ?? undefined;
+  return entry;
 }
 
 /**
@@ -44,7 +47,10 @@ function compiledSchema(schema: Readonly<Record<string, unknown>>): CompiledSche
  * `updatedInput`); a form's content (the approve's `updatedInput`, `{}` without one) must be valid
  * against the requested schema, checked with ajv (`InvalidOptionError`, field `updatedInput`, its
  * `reason` listing the issues, e.g. `/: must have required property 'name'`). Nothing is sent for
- * a refused answer: the request stays pending. A schema ajv cannot compile is not checked.
+ * a refused answer: the request stays pending. The schema's `$schema` is ignored (it is checked as
+ * draft 2020-12, which a flat MCP form reads the same in any draft). A schema that still cannot be
+ * compiled refuses every accepting answer (`InvalidOptionError`, field `updatedInput`, its `reason`
+ * naming the compile error): content that cannot be checked is not sent; decline or cancel it.
  */
 export function elicitationContentError(
   id: string,
@@ -65,6 +71,13 @@ export function elicitationContentError(
   }
   const schema = facts.requestedSchema === undefined ? undefined : compiledSchema(facts.requestedSchema);
   if (!schema) return undefined;
+  if ("uncompilable" in schema) {
+    return new InvalidOptionError({
+      subject,
+      field: "updatedInput",
+      reason: `the requested schema of approval ${id} cannot be compiled (${schema.uncompilable}), so no content can be checked against it; decline or cancel it instead`,
+    });
+  }
   const issues = schema.validate(content ?? {});
   if (issues.length === 0) return undefined;
   return new InvalidOptionError({

@@ -154,7 +154,12 @@ export type AfterToolCallHook = (call: ToolResultHookInput, context: HookContext
  * valid regular expression is refused before launch (`InvalidOptionError`).
  */
 export interface MatchedToolHook<H> {
+  /**
+   * Which tools the hook is for, by the name the agent calls them: `""` or `"*"` for all, names
+   * joined by `|` or `,` (`"Write|Edit"`), or a regular expression (`"^mcp__github__"`).
+   */
   readonly matcher: string;
+  /** The hook, called (or, for Claude Code, stopped at) only for the tool calls `matcher` names. */
   readonly hook: H;
 }
 

@@ -27,7 +27,12 @@ export interface ApprovalPolicy extends ApprovalModes {
    * unless this is `continue`, ends the run with RunError `approval_denied` (`details.unanswerable`).
    */
   readonly onTimeout?: ApprovalFallback;
-  /** After a deny: `abort` (RunError `approval_denied`), `continue`, `retry`. Default `continue`. */
+  /**
+   * After a deny: `abort` (RunError `approval_denied`), `continue`, `retry`. Default `continue`.
+   * Applies to the host's denials and to `auto_deny` of the other kinds, never to an elicitation
+   * declined by `auto_deny` (the default or set explicitly): the MCP server gets the decline and the
+   * run goes on. To stop a run on an elicitation, set `elicitation: "ask"` and deny it.
+   */
   readonly onReject?: ApprovalFallback;
   /** Extra asks for `retry`, >= 0. Default 3. */
   readonly maxRetries?: number;

@@ -1,4 +1,6 @@
 import {
+  APPROVAL_KINDS,
+  APPROVAL_MODES_BY_KIND,
   approvalModes,
   HumanDecisionModeUnsupportedError,
   InvalidPolicyError,
@@ -14,16 +16,9 @@ import { policyRulesError } from "../approval/policy-rules.js";
 
 const SANDBOX = ["read_only", "workspace_write", "unrestricted"];
 const ALLOW_DENY = ["allow", "deny"];
-const MODES: Readonly<Record<ApprovalKind, readonly string[]>> = {
-  permission: ["inherit", "ask", "auto_approve", "auto_deny"],
-  plan_review: ["inherit", "ask", "auto_approve", "auto_deny"],
-  question: ["inherit", "ask", "auto_deny"],
-  elicitation: ["inherit", "ask", "auto_deny"],
-};
 const FALLBACKS = ["abort", "continue", "retry"];
-const KINDS: readonly ApprovalKind[] = ["permission", "plan_review", "question", "elicitation"];
 const POLICY_FIELDS = ["sandbox", "webSearch", "browser", "activeExecutionTimeoutMs", "approvals"];
-const APPROVAL_FIELDS = [...KINDS, "timeoutMs", "onTimeout", "onReject", "maxRetries", "rules"];
+const APPROVAL_FIELDS = [...APPROVAL_KINDS, "timeoutMs", "onTimeout", "onReject", "maxRetries", "rules"];
 
 /**
  * Preparation step: validates `options.policy` in the contract's order — domain
@@ -45,7 +40,7 @@ export function checkPolicy(prep: Preparation): void {
   unsupported("webSearch", policy.webSearch, caps.policy.webSearch);
   unsupported("browser", policy.browser, caps.policy.browser);
 
-  for (const kind of KINDS) {
+  for (const kind of APPROVAL_KINDS) {
     const mode = approvals[kind];
     // inherit is never a capability request.
     if (mode !== undefined && mode !== "inherit" && !approvalModes(caps, kind).includes(mode)) {
@@ -58,7 +53,7 @@ export function checkPolicy(prep: Preparation): void {
 /** What the driver enforces; the active-execution budget stays with the SDK, which owns it. */
 function toRunPolicy(policy: Policy): RunPolicy {
   const approvals: { -readonly [K in ApprovalKind]?: ApprovalMode } = {};
-  for (const kind of KINDS) if (policy.approvals?.[kind]) approvals[kind] = policy.approvals[kind];
+  for (const kind of APPROVAL_KINDS) if (policy.approvals?.[kind]) approvals[kind] = policy.approvals[kind];
   return {
     ...(policy.sandbox ? { sandbox: policy.sandbox } : {}),
     ...(policy.webSearch ? { webSearch: policy.webSearch } : {}),
@@ -102,7 +97,7 @@ export function checkPolicyDomain(driver: string, policy: unknown): asserts poli
     invalid("activeExecutionTimeoutMs", budget);
   }
   const approvals = p.approvals ?? {};
-  for (const kind of KINDS) oneOf(`approvals.${kind}`, approvals[kind], MODES[kind]);
+  for (const kind of APPROVAL_KINDS) oneOf(`approvals.${kind}`, approvals[kind], APPROVAL_MODES_BY_KIND[kind]);
   oneOf("approvals.onTimeout", approvals.onTimeout, FALLBACKS);
   oneOf("approvals.onReject", approvals.onReject, FALLBACKS);
   // Negative or Infinity: no deadline. A finite deadline longer than a Node timer can wait is refused.

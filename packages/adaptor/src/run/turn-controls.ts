@@ -1,4 +1,5 @@
 import {
+  APPROVAL_KINDS,
   approvalModes,
   FeatureUnsupportedError,
   HumanDecisionModeUnsupportedError,
@@ -13,7 +14,6 @@ import { resolveApprovalSettings } from "../approval/approval-settings.js";
 
 /** Approval modes per kind, as the SDK's approval broker applies them. */
 type Modes = { -readonly [K in ApprovalKind]?: ApprovalMode };
-const KINDS: readonly ApprovalKind[] = ["permission", "plan_review", "question", "elicitation"];
 
 /** The stream methods that act on a running turn, by their descriptor flag. */
 export type TurnControlName = "interrupt" | "send" | "setModel";
@@ -213,7 +213,7 @@ export class TurnControls {
     const defaults = resolveApprovalSettings().modes;
     const resolved: Modes = {};
     for (const [kind, mode] of Object.entries(modes) as [ApprovalKind, ApprovalMode | undefined][]) {
-      if (!KINDS.includes(kind)) throw new TypeError(`setApprovalMode: unknown approval kind ${JSON.stringify(kind)}`);
+      if (!APPROVAL_KINDS.includes(kind)) throw new TypeError(`setApprovalMode: unknown approval kind ${JSON.stringify(kind)}`);
       if (mode === undefined) continue;
       if (mode !== "inherit" && !approvalModes(capabilities, kind).includes(mode))
         throw new HumanDecisionModeUnsupportedError(type, kind, mode);

@@ -149,11 +149,17 @@ interface TurnRequests {
    */
   readonly denials: readonly PermissionDenial[];
   /**
-   * Resolves once every approval the host has decided so far is answered to codex (a decision
-   * still being asked is not waited for). Never rejects.
+   * Resolves once every ask the host has decided so far (an approval, an elicitation, the model's
+   * questions) is answered to codex (a decision still being asked is not waited for). Never rejects.
    */
   answered(): Promise<void>;
 }
+
+/**
+ * Tracks one ask of the host for {@link TurnRequests.answered}: `asked` settles with the host's
+ * decision, `handled` once codex's answer is on its way (it never rejects).
+ */
+type Deciding = (asked: Promise<unknown>, handled: Promise<void>) => void;
 
 /**
  * One live `codex app-server` process (docs/protocols.md) and the thread loaded in it.
@@ -936,6 +942,7 @@ export class AppServerSession implements PooledProcess {
     sink: DriverSink,
     denied: (ask: ApprovalAsk) => void,
     openCall: (toolName: string) => string | undefined,
+    deciding: Deciding,
   ): void {
     const rpc = this.#rpc;
     const respond = (action: "accept" | "decline"): void => answer(message.id, () => rpc.respond(message.id, elicitationAnswer(action)));
@@ -946,9 +953,13 @@ export class AppServerSession implements PooledProcess {
     }
     if ("elicitation" in decided) {
       const { elicitation } = decided;
-      sink.requestApproval(elicitationAsk(elicitation)).then(
-        (decision) => answer(message.id, () => rpc.respond(message.id, elicitationAnswer(elicitationResult(elicitation, decision)))),
-        () => respond("decline"),
+      const asked = sink.requestApproval(elicitationAsk(elicitation));
+      deciding(
+        asked,
+        asked.then(
+          (decision) => answer(message.id, () => rpc.respond(message.id, elicitationAnswer(elicitationResult(elicitation, decision)))),
+          () => respond("decline"),
+        ),
       );
       return;
     }
@@ -956,15 +967,19 @@ export class AppServerSession implements PooledProcess {
     // so the host's approval-request and the SDK's check of unasked calls name it.
     const callId = decided.ask.toolCallId ?? openCall(decided.ask.toolName ?? "");
     const ask = callId !== undefined ? { ...decided.ask, toolCallId: callId } : decided.ask;
-    sink.requestApproval(ask).then(
-      async (decision) => {
-        const effective = effectiveDecision(decision);
-        if (effective.outcome === "approve") return respond("accept");
-        if (effective.outcome === "deny") await this.#tellDenyReason(message, ask, effective.reason, sink);
-        denied(ask);
-        respond("decline");
-      },
-      () => respond("decline"),
+    const asked = sink.requestApproval(ask);
+    deciding(
+      asked,
+      asked.then(
+        async (decision) => {
+          const effective = effectiveDecision(decision);
+          if (effective.outcome === "approve") return respond("accept");
+          if (effective.outcome === "deny") await this.#tellDenyReason(message, ask, effective.reason, sink);
+          denied(ask);
+          respond("decline");
+        },
+        () => respond("decline"),
+      ),
     );
   }
 
@@ -987,8 +1002,16 @@ export class AppServerSession implements PooledProcess {
       sending.add(sent);
       void sent.finally(() => sending.delete(sent));
     };
-    // Approvals asked of the host and not yet answered to codex; `decided` once the host's decision came.
-    const deciding = new Set<{ readonly handled: Promise<void>; decided: boolean }>();
+    // Asks of the host (approvals, elicitations, questions) not yet answered to codex; `decided`
+    // once the host's decision came.
+    const pending = new Set<{ readonly handled: Promise<void>; decided: boolean }>();
+    const deciding: Deciding = (asked, handled) => {
+      const entry = { handled, decided: false };
+      pending.add(entry);
+      const decided = (): void => void (entry.decided = true);
+      asked.then(decided, decided);
+      void handled.finally(() => pending.delete(entry));
+    };
     const decline = (message: JsonRpcServerRequest, reason = "declined"): void =>
       answer(message.id, () => rpc.respond(message.id, declineAnswer(message.method, reason)));
     const denials: PermissionDenial[] = [];
@@ -1027,18 +1050,22 @@ export class AppServerSession implements PooledProcess {
         return;
       }
       if (message.method === MCP_ELICITATION_METHOD) {
-        this.#elicitation(message, answer, sink, denied, (toolName) => turn.openCall(toolName));
+        this.#elicitation(message, answer, sink, denied, (toolName) => turn.openCall(toolName), deciding);
         return;
       }
       if (message.method === USER_INPUT_METHOD) {
         // The model's questions, one `question` ask each, in order; a deny stops the asking and its
         // reason reaches the model as a developer message.
-        askUserInput(message.params, (ask) => sink.requestApproval(ask)).then(
-          async ({ answer: result, denied: stop }) => {
-            if (stop) await this.#tellDenyReason(message, stop.ask, stop.reason, sink);
-            answer(message.id, () => rpc.respond(message.id, result));
-          },
-          () => decline(message),
+        const asked = askUserInput(message.params, (ask) => sink.requestApproval(ask));
+        deciding(
+          asked,
+          asked.then(
+            async ({ answer: result, denied: stop }) => {
+              if (stop) await this.#tellDenyReason(message, stop.ask, stop.reason, sink);
+              answer(message.id, () => rpc.respond(message.id, result));
+            },
+            () => decline(message),
+          ),
         );
         return;
       }
@@ -1066,11 +1093,7 @@ export class AppServerSession implements PooledProcess {
             (result) => answer(message.id, () => rpc.respond(message.id, result)),
             () => decline(message),
           );
-        const entry = { handled, decided: false };
-        deciding.add(entry);
-        const decided = (): void => void (entry.decided = true);
-        asked.then(decided, decided);
-        void handled.finally(() => deciding.delete(entry));
+        deciding(asked, handled);
       } catch {
         decline(message);
       }
@@ -1081,7 +1104,7 @@ export class AppServerSession implements PooledProcess {
       async answered() {
         // Decisions the host made before this call reach their entries within the microtasks it runs first.
         await new Promise<void>((resolve) => setImmediate(resolve));
-        await Promise.all([...deciding].filter((entry) => entry.decided).map((entry) => entry.handled));
+        await Promise.all([...pending].filter((entry) => entry.decided).map((entry) => entry.handled));
         await Promise.all([...sending]);
       },
       hold() {

@@ -1,17 +1,10 @@
 import { HumanDecisionModeUnsupportedError, InvalidPolicyError, PolicyCapabilityUnsupportedError } from "../errors/index.js";
-import type { ApprovalKind, DriverDescriptor } from "../spi/descriptor.js";
-import { approvalModes } from "./approval-modes.js";
+import type { DriverDescriptor } from "../spi/descriptor.js";
+import { APPROVAL_KINDS, APPROVAL_MODES_BY_KIND, approvalModes } from "./approval-modes.js";
 import type { RunPolicy } from "../spi/policy.js";
 
 const SANDBOX: readonly string[] = ["read_only", "workspace_write", "unrestricted"];
 const ALLOW_DENY: readonly string[] = ["allow", "deny"];
-const MODES: Readonly<Record<ApprovalKind, readonly string[]>> = {
-  permission: ["inherit", "ask", "auto_approve", "auto_deny"],
-  plan_review: ["inherit", "ask", "auto_approve", "auto_deny"],
-  question: ["inherit", "ask", "auto_deny"],
-  elicitation: ["inherit", "ask", "auto_deny"],
-};
-const KINDS: readonly ApprovalKind[] = ["permission", "plan_review", "question", "elicitation"];
 
 /**
  * A driver's own guard (conformance clause 1.3): refuses a policy value outside its domain
@@ -33,10 +26,10 @@ export function assertPolicySupported(descriptor: DriverDescriptor, policy: RunP
   for (const [field, value, domain] of dimensions) {
     if (value !== undefined && !domain.includes(value)) throw new InvalidPolicyError(driver, field, String(value), domain);
   }
-  for (const kind of KINDS) {
+  for (const kind of APPROVAL_KINDS) {
     const mode = policy.approvals?.[kind];
-    if (mode !== undefined && !MODES[kind].includes(mode))
-      throw new InvalidPolicyError(driver, `approvals.${kind}`, String(mode), MODES[kind]);
+    if (mode !== undefined && !APPROVAL_MODES_BY_KIND[kind].includes(mode))
+      throw new InvalidPolicyError(driver, `approvals.${kind}`, String(mode), APPROVAL_MODES_BY_KIND[kind]);
   }
   for (const [field, value, , supported] of dimensions) {
     if (value !== undefined && !(supported as readonly string[]).includes(value)) {
@@ -48,7 +41,7 @@ export function assertPolicySupported(descriptor: DriverDescriptor, policy: RunP
   if (policy.activeExecutionTimeoutMs !== undefined && !caps.policy.activeExecutionTimeout) {
     throw new PolicyCapabilityUnsupportedError(driver, "activeExecutionTimeoutMs", String(policy.activeExecutionTimeoutMs));
   }
-  for (const kind of KINDS) {
+  for (const kind of APPROVAL_KINDS) {
     const mode = policy.approvals?.[kind];
     if (mode !== undefined && mode !== "inherit" && !approvalModes(caps, kind).includes(mode)) {
       throw new HumanDecisionModeUnsupportedError(driver, kind, mode);

@@ -94,7 +94,9 @@ export type HookAsk =
     }
   | {
       readonly point: "subagentStop";
+      /** The subagent's id, as its `subagentStart` named it. */
       readonly agentId: string;
+      /** The subagent's type, as its `subagentStart` named it (empty for the agent's own helpers). */
       readonly agentType: string;
       /** The text of the subagent's last message, when known. */
       readonly text?: string;

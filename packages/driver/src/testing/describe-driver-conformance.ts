@@ -7,14 +7,14 @@ import {
   ErrPolicyCapabilityUnsupported,
   ErrStructuredOutputUnsupported,
 } from "../errors/index.js";
-import type { AllowDeny, ApprovalKind, ApprovalMode, DriverCapabilities, SandboxMode } from "../spi/descriptor.js";
+import type { AllowDeny, ApprovalMode, DriverCapabilities, SandboxMode } from "../spi/descriptor.js";
 import type { InspectFailureReason } from "../spi/inspect.js";
 import type { Driver } from "../spi/driver.js";
 import type { RunPolicy } from "../spi/policy.js";
 import type { DriverRequest } from "../spi/request.js";
 import type { Usage } from "../spi/response.js";
 import { reportEnforcement } from "../kit/policy/report-enforcement.js";
-import { approvalModes } from "../policy/approval-modes.js";
+import { APPROVAL_KINDS, APPROVAL_MODES_BY_KIND, approvalModes } from "../policy/approval-modes.js";
 import { processGone } from "../kit/process-gone/process-gone.js";
 import { runDriver, type DriverRun, type RunDriverOptions } from "./run-driver.js";
 
@@ -114,8 +114,6 @@ export interface DriverConformanceOptions<F extends DriverFixture> {
 
 const SANDBOXES: readonly SandboxMode[] = ["read_only", "workspace_write", "unrestricted"];
 const ALLOW_DENY: readonly AllowDeny[] = ["allow", "deny"];
-const MODES: readonly ApprovalMode[] = ["inherit", "ask", "auto_approve", "auto_deny"];
-const KINDS: readonly ApprovalKind[] = ["permission", "plan_review", "question", "elicitation"];
 
 function matches(text: string, pattern: string | RegExp | undefined): boolean {
   if (pattern === undefined) return true;
@@ -217,10 +215,9 @@ function undeclaredProbes(
       policy: { activeExecutionTimeoutMs: 60_000 },
       sentinel: ErrPolicyCapabilityUnsupported,
     });
-  for (const kind of KINDS) {
-    for (const mode of MODES) {
-      // A question has no auto_approve at all: that value is out of domain (InvalidPolicyError), not a capability.
-      if ((kind === "question" || kind === "elicitation") && mode === "auto_approve") continue;
+  for (const kind of APPROVAL_KINDS) {
+    // Only the kind's domain: a value outside it (a question's auto_approve) is InvalidPolicyError, not a capability.
+    for (const mode of APPROVAL_MODES_BY_KIND[kind]) {
       if (!approvalModes(caps, kind).includes(mode))
         probes.push({
           name: `approvals.${kind}=${mode}`,
@@ -358,7 +355,8 @@ export function describeDriverConformance<F extends DriverFixture>(name: string,
         expect(displayName).toMatch(/\S/);
         for (const v of caps.policy.sandbox) expect(SANDBOXES).toContain(v);
         for (const v of [...caps.policy.webSearch, ...caps.policy.browser]) expect(ALLOW_DENY).toContain(v);
-        for (const kind of KINDS) for (const mode of approvalModes(caps, kind)) expect(MODES).toContain(mode);
+        for (const kind of APPROVAL_KINDS)
+          for (const mode of approvalModes(caps, kind)) expect(APPROVAL_MODES_BY_KIND[kind]).toContain(mode);
         expect(typeof caps.sessions.resume).toBe("boolean");
         expect(typeof caps.sessions.fork).toBe("boolean");
         if (caps.sessions.fork) expect(caps.sessions.resume).toBe(true);
