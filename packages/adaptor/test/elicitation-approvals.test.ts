@@ -68,6 +68,65 @@ describe("elicitation approvals", () => {
     expect(decisions).toEqual([{ outcome: "approve", updatedInput: { name: "Ada" } }]);
   });
 
+  it("content JSON cannot carry (a bigint, a cycle, a throwing getter) is refused at approve() and the request stays pending; what is checked is what is sent, whatever the host's object does later", async () => {
+    const { driver, decisions } = elicitingDriver();
+    const cycle: Record<string, unknown> = { name: "Ann" };
+    cycle["self"] = cycle;
+    const refused: unknown[] = [];
+    const mutable = { name: "Ada" };
+    await using agent = new Agent(driver, {
+      policy: { approvals: { elicitation: "ask" } },
+      onApproval: (request) => {
+        for (const content of [
+          { name: "Ann", extra: 10n },
+          cycle,
+          Object.defineProperty({ name: "Ann" }, "boom", {
+            enumerable: true,
+            get: () => {
+              throw new Error("getter boom");
+            },
+          }),
+        ])
+          try {
+            request.approve({ updatedInput: content });
+          } catch (error) {
+            refused.push(error);
+          }
+        expect(request.status).toBe("pending");
+        request.approve({ updatedInput: mutable });
+        (mutable as { name: unknown }).name = 7;
+      },
+    });
+    await agent.run("go");
+    expect(refused.map((error) => (error instanceof InvalidOptionError ? error.field : error))).toEqual([
+      "updatedInput",
+      "updatedInput",
+      "updatedInput",
+    ]);
+    expect(decisions).toEqual([{ outcome: "approve", updatedInput: { name: "Ada" } }]);
+  });
+
+  it("answer() with a choice that is not a string is InvalidOptionError (field choice) and the request stays pending", async () => {
+    const { driver, decisions } = elicitingDriver();
+    const refused: unknown[] = [];
+    await using agent = new Agent(driver, {
+      policy: { approvals: { elicitation: "ask" } },
+      onApproval: (request) => {
+        for (const choice of [5, null, undefined, { key: "accept" }])
+          try {
+            request.answer(choice as never);
+          } catch (error) {
+            refused.push(error instanceof InvalidOptionError ? error.field : error);
+          }
+        expect(request.status).toBe("pending");
+        request.answer("decline");
+      },
+    });
+    await agent.run("go");
+    expect(refused).toEqual(["choice", "choice", "choice", "choice"]);
+    expect(decisions).toEqual([{ outcome: "answer", choice: "decline" }]);
+  });
+
   it("auto_approve is out of the elicitation's domain (InvalidPolicyError) and remember is refused", async () => {
     const { driver } = elicitingDriver();
     await using agent = new Agent(driver);

@@ -183,12 +183,19 @@ export class ApprovalRequest {
    * to the CLI's own settings. The rule must match this request; it cannot come with an
    * `updatedInput` (later calls run as the CLI proposes them), and under a confining policy
    * (`policy.sandbox` `read_only`) an allow is not remembered: `InvalidOptionError`.
+   * `updatedInput` is copied as JSON when `approve` is called: that copy is checked and sent, so
+   * later changes to the host's object do not reach the agent.
    * @throws see the class comment; `ErrApprovalKindMismatch` for a `question`; `InvalidOptionError`
-   * for an `updatedInput` that is not a plain object or a refused `remember` (nothing is decided);
+   * for an `updatedInput` that is not a plain object or that JSON cannot carry (a bigint, a cycle, a
+   * getter that throws), or a refused `remember` (nothing is decided);
    * `ErrApprovalEditUnsupported` when {@link inputEditable} is false (the request is denied, nothing runs).
    */
   approve(options: { updatedInput?: unknown; remember?: RememberRule } = {}): void {
-    const { updatedInput, remember } = options;
+    const { remember } = options;
+    // The edited input (or an elicitation's content) as JSON now: what is checked is what is sent,
+    // whatever the host's object does later (a mutation, a `toJSON`, a getter), and a value JSON
+    // cannot carry (a bigint, a cycle) is refused here instead of lost on the way to the CLI.
+    const updatedInput = options.updatedInput === undefined ? undefined : jsonSnapshot(options.updatedInput, "approve()");
     const decision: ApprovalDecision = updatedInput === undefined ? { outcome: "approve" } : { outcome: "approve", updatedInput };
     if (remember !== undefined) {
       const invalid = rememberError(remember, this, "approve()") ?? this.#allowRefusal(updatedInput);
@@ -222,7 +229,7 @@ export class ApprovalRequest {
    * or `cancel`, an ACP option id).
    * @throws see the class comment; `ErrApprovalKindMismatch` for a `plan_review` or a `permission`
    * without choices; `InvalidOptionError` (field `choice`) for a key a `permission` does not list
-   * (nothing is decided: the request stays pending).
+   * or a `choice` that is not a string (nothing is decided: the request stays pending).
    */
   answer(choice: string): void {
     const refused = decisionRefusal(this, { outcome: "answer", choice }, "answer()");
@@ -303,7 +310,8 @@ export function askFactsOf(id: string, request: unknown): ApprovalAskFacts {
  * `choices`, or an `elicitation` (`accept`, `decline`, `cancel`) with one of their keys. Returns
  * `ErrApprovalKindMismatch` for an outcome the kind does not take (answer on a `plan_review` or on
  * a `permission` without choices), `InvalidOptionError` (field `choice`, `subject` naming the call,
- * the closest key as `suggestion`) for a key the permission or elicitation does not list. An
+ * the closest key as `suggestion`) for a key the permission or elicitation does not list, or a
+ * choice that is not a string (any kind). An
  * elicitation's form content is checked by {@link decisionRefusal}, not here. Live requests and
  * stored (suspended) approvals are held to the same rule.
  */
@@ -311,6 +319,12 @@ export function decisionMismatch(ask: ApprovalAskFacts, decision: ApprovalDecisi
   const { id, kind } = ask;
   if (decision.outcome === "deny") return undefined;
   if (decision.outcome === "approve") return kind === "question" ? mismatch(id, kind, "approve") : undefined;
+  if (typeof decision.choice !== "string")
+    return new InvalidOptionError({
+      subject,
+      field: "choice",
+      reason: `must be a string (a choice key or free text), got ${typeOf(decision.choice)}`,
+    });
   if (kind === "question") return undefined;
   const keys = kind === "permission" || kind === "elicitation" ? (ask.choices ?? []).map((choice) => choice.key) : [];
   if (keys.length === 0) return mismatch(id, kind, "answer");
@@ -387,6 +401,30 @@ export function updatedInputError(value: unknown, subject: string): InvalidOptio
   if (isPlainObject(value)) return undefined;
   const got = value === null ? "null" : Array.isArray(value) ? "an array" : typeof value === "object" ? "an instance" : typeof value;
   return new InvalidOptionError({ subject, field: "updatedInput", reason: `must be a plain object (the tool's whole input), got ${got}` });
+}
+
+/**
+ * `value` as the JSON the CLI will get: a plain object (the check {@link updatedInputError} makes
+ * on it is left to the caller) copied through `JSON.stringify` / `JSON.parse`; a value that is not
+ * a plain object is returned as it is, for that check to name it.
+ * @throws InvalidOptionError (field `updatedInput`) when JSON cannot carry it (a bigint, a cycle, a
+ * getter or `toJSON` that throws), the thrown error as `cause`.
+ */
+function jsonSnapshot(value: unknown, subject: string): unknown {
+  if (!isPlainObject(value)) return value;
+  try {
+    return JSON.parse(JSON.stringify(value)) as unknown;
+  } catch (error) {
+    throw new InvalidOptionError(
+      { subject, field: "updatedInput", reason: `must be JSON data (${error instanceof Error ? error.message : String(error)})` },
+      { cause: error },
+    );
+  }
+}
+
+/** `value`'s type for a message: `null`, `an array`, or its `typeof`. */
+function typeOf(value: unknown): string {
+  return value === null ? "null" : Array.isArray(value) ? "an array" : typeof value;
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
