@@ -166,7 +166,7 @@ describe("subagent definitions (real binary)", { timeout: 180_000 }, () => {
     });
     const events = await drainEvents(stream);
     await stream.result();
-    const delegation = events.find((e) => e.type === "tool-call" && e.phase === "end" && e.name === "Agent")!.id;
+    const delegation = events.flatMap((e) => (e.type === "tool-call" && e.phase === "end" && e.name === "Agent" ? [e.id] : []))[0];
     expect(hooks).toEqual(["before Agent undefined", `before Bash ${delegation}`, `after Bash ${delegation}`, "after Agent undefined"]);
   });
 
