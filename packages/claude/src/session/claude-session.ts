@@ -72,7 +72,7 @@ function foregroundEdit(ask: HookAsk, answer: HookAnswer): HookAnswer {
 }
 
 /**
- * `ask` with the delegation's tool call id when a subagent makes the call it is about: the CLI's
+ * `ask`, about a tool call, with the delegation's tool call id when a subagent makes the call: the CLI's
  * `can_use_tool` request and hook callback name only the subagent (`agentId`, their `agent_id`).
  * The call's own line carries `parent_tool_use_id` when it was read before; else (a hook callback
  * comes before the call's line when no approval is asked) the subagent's `task_started` line,
@@ -80,9 +80,8 @@ function foregroundEdit(ask: HookAsk, answer: HookAnswer): HookAnswer {
  */
 function withParent<T extends object>(ask: T, turn: StreamJsonTurn, agentId?: unknown): T {
   const id = (ask as { toolCallId?: unknown }).toolCallId;
-  const parent =
-    (typeof id === "string" ? turn.parentToolCallId(id) : undefined) ??
-    (typeof agentId === "string" ? turn.delegationOf(agentId) : undefined);
+  if (typeof id !== "string") return ask; // not about a tool call
+  const parent = turn.parentToolCallId(id) ?? (typeof agentId === "string" ? turn.delegationOf(agentId) : undefined);
   return parent === undefined ? ask : { ...ask, parentToolCallId: parent };
 }
 
