@@ -139,6 +139,37 @@ describe("subagent definitions (real binary)", { timeout: 180_000 }, () => {
     expect(hooks).toEqual(["before Agent undefined", `before Bash ${delegation}`, `after Bash ${delegation}`, "after Agent undefined"]);
   });
 
+  it("under auto_approve a subagent's tool call reaches beforeToolCall with the delegation as parentToolCallId, though the hook comes before the call's own line", async () => {
+    h = await harness([
+      {
+        name: "delegate",
+        when: (view) => view.lastUserText.includes("delegate the review") && view.lastToolResult === undefined,
+        reply: {
+          toolUse: { name: "Agent", input: { description: "review notes", prompt: "SUBTASK run it", subagent_type: "release-reviewer" } },
+        },
+      },
+      {
+        name: "sub-bash",
+        when: (view) => view.firstUserText.includes("SUBTASK run it") && view.lastToolResult === undefined,
+        reply: { toolUse: { name: "Bash", input: { command: "touch SUBAGENT_RAN", description: "mark" } } },
+      },
+    ]);
+    agent = new Agent(claude({ cwd: h.env.workDir, env: h.env.env, inheritEnv: false, model: "claude-sonnet-4-5" }));
+    const hooks: string[] = [];
+    const stream = agent.stream("delegate the review", {
+      agents: REVIEWER,
+      ...AUTO,
+      hooks: {
+        beforeToolCall: (call) => void hooks.push(`before ${call.toolName} ${String(call.parentToolCallId)}`),
+        afterToolCall: (call) => void hooks.push(`after ${call.toolName} ${String(call.parentToolCallId)}`),
+      },
+    });
+    const events = await drainEvents(stream);
+    await stream.result();
+    const delegation = events.flatMap((e) => (e.type === "tool-call" && e.phase === "end" && e.name === "Agent" ? [e.id] : []))[0];
+    expect(hooks).toEqual(["before Agent undefined", `before Bash ${delegation}`, `after Bash ${delegation}`, "after Agent undefined"]);
+  });
+
   it("a delegation the host denies is Agent in result.permissionDenials too, as on its tool-call event and approval (the CLI's list says Task)", async () => {
     h = await harness(delegationRules());
     agent = new Agent(claude({ cwd: h.env.workDir, env: h.env.env, inheritEnv: false, model: "claude-sonnet-4-5" }));

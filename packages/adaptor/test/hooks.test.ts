@@ -3,6 +3,7 @@ import type { DriverCapabilities, DriverRequest, DriverResponse, DriverSink, Hoo
 import {
   AdaptorError,
   Agent,
+  DriverError,
   ErrFeatureUnsupported,
   FeatureUnsupportedError,
   InvalidOptionError,
@@ -378,6 +379,50 @@ describe("hooks", () => {
     expect((failed as Error).message).toBe("hook onPreCompact failed");
     expect(findError(failed, InvalidOptionError)).toMatchObject({ field: "hooks.onPreCompact" });
     expect(findError(failed, InvalidOptionError)?.message).toContain("must return nothing (it observes)");
+  });
+
+  it("a hook that never settles fails the run after hookTimeoutMs as a throwing hook does, with a TIMEOUT cause naming it; its signal aborts", async () => {
+    let hookSignal: AbortSignal | undefined;
+    let answer: HookAnswer | undefined;
+    const driver = hookedDriver(["notification", "beforeToolCall"], async (_request, sink, signal) => {
+      await sink.hook!({ point: "notification", message: "Claude needs your permission to use Bash", kind: "permission_prompt" });
+      answer = await sink.hook!({ point: "beforeToolCall", toolName: "Bash", input: {} });
+      return untilAborted(signal);
+    });
+    const failed = await new Agent(driver)
+      .run("p", {
+        // The run's own limit only bounds the test should the hook's not apply.
+        timeoutMs: 20_000,
+        hookTimeoutMs: 1_000,
+        hooks: {
+          onNotification: (_input, context) => {
+            hookSignal = context.signal;
+            return new Promise<void>(() => undefined);
+          },
+          beforeToolCall: () => undefined,
+        },
+      })
+      .catch((e: unknown) => e);
+    expect(failed).toBeInstanceOf(AdaptorError);
+    expect((failed as Error).message).toBe("hook onNotification failed");
+    expect(findError(failed, DriverError)).toMatchObject({ code: "TIMEOUT", op: "hook", device: "hooks.onNotification" });
+    expect(findError(failed, DriverError)?.message).toBe("[TIMEOUT] hook: hooks.onNotification (did not settle within hookTimeoutMs=1000)");
+    expect(hookSignal?.aborted).toBe(true);
+    // The next ask is not put to the host: a tool call is denied.
+    expect(answer).toEqual({ deny: "a hook of this run failed" });
+  });
+
+  it("hookTimeoutMs is checked like timeoutMs: a negative or non-number value is an InvalidOptionError before launch", async () => {
+    const driver = hookedDriver(ALL, async () => ({ text: "ok" }));
+    const agent = new Agent(driver);
+    for (const hookTimeoutMs of [-1, Number.NaN, "60s", 2 ** 31]) {
+      const refused = await agent
+        .run("p", { hookTimeoutMs: hookTimeoutMs as never, hooks: { onStop: () => undefined } })
+        .catch((e: unknown) => e);
+      expect(findError(refused, InvalidOptionError)).toMatchObject({ field: "hookTimeoutMs" });
+    }
+    expect(driver.requests).toEqual([]);
+    expect((await agent.run("p", { hookTimeoutMs: Infinity, hooks: { onStop: () => undefined } })).text).toBe("ok");
   });
 
   it("hooks are checked like every option: an unknown hook or one that is not a function is an InvalidOptionError", async () => {

@@ -1,5 +1,6 @@
-import { describe, expect, it } from "vitest";
-import { HookRunner } from "./hook-runner.js";
+import { describe, expect, it, vi } from "vitest";
+import type { AdaptorError } from "@adaptor/errors";
+import { DEFAULT_HOOK_TIMEOUT_MS, HookRunner } from "./hook-runner.js";
 
 describe("HookRunner", () => {
   it("an observed afterToolCall names a host tool by its own name in every form agents give it, and keeps the agent's name", async () => {
@@ -36,5 +37,39 @@ describe("HookRunner", () => {
       { toolName: "mcp__adaptor__lookup_orders", agentToolName: "mcp__adaptor__lookup_orders" },
     ]);
     runner.end();
+  });
+
+  it("a hook call is bounded by 60 s by default, as the Claude Agent SDK's hook timeout; Infinity lifts the bound", async () => {
+    expect(DEFAULT_HOOK_TIMEOUT_MS).toBe(60_000);
+    vi.useFakeTimers();
+    try {
+      const runner = (timeoutMs?: number) => {
+        const failures: AdaptorError[] = [];
+        const hooks = { onPreCompact: () => new Promise<void>(() => undefined) };
+        const init = { hooks, native: ["preCompact" as const], runId: "r1", driver: "scripted", signal: new AbortController().signal };
+        const instance = new HookRunner({
+          ...init,
+          ...(timeoutMs !== undefined ? { timeoutMs } : {}),
+          onFailure: (e) => void failures.push(e),
+        });
+        void instance.ask({ point: "preCompact", trigger: "manual" });
+        return { instance, failures };
+      };
+      const bounded = runner();
+      const unbounded = runner(Infinity);
+      await vi.advanceTimersByTimeAsync(59_999);
+      expect(bounded.failures).toEqual([]);
+      await vi.advanceTimersByTimeAsync(1);
+      expect(bounded.failures.map((e) => [e.message, (e.cause as Error).message])).toEqual([
+        ["hook onPreCompact failed", "[TIMEOUT] hook: hooks.onPreCompact (did not settle within hookTimeoutMs=60000)"],
+      ]);
+      await vi.advanceTimersByTimeAsync(2 ** 31);
+      expect(unbounded.failures).toEqual([]);
+      expect(vi.getTimerCount()).toBe(0);
+      bounded.instance.end();
+      unbounded.instance.end();
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });

@@ -7,7 +7,7 @@ import {
   type ToolHookPoint,
 } from "@adaptor/driver";
 import { raceAbort, type McpServerTools } from "@adaptor/driver/kit";
-import { AdaptorError, InvalidOptionError } from "@adaptor/errors";
+import { AdaptorError, DriverError, ErrCode, InvalidOptionError } from "@adaptor/errors";
 import { HOST_TOOL_SERVER_NAME } from "../tools/agent-tools.js";
 import { hostToolOf } from "../tools/host-tool-of.js";
 import type { HookContext, MatchedToolHook, RunHooks } from "./run-hooks.js";
@@ -59,6 +59,9 @@ export function toolHookMatchers(hooks: RunHooks): Partial<Record<ToolHookPoint,
   return matchers;
 }
 
+/** How long one hook call may take by default before it fails the run, in ms (the Claude Agent SDK's hook `timeout`). */
+export const DEFAULT_HOOK_TIMEOUT_MS = 60_000;
+
 /** The verdict keys each point may answer with (none: the hook observes). */
 const VERDICTS: Readonly<Record<HookPoint, readonly (keyof HookAnswer)[]>> = {
   beforeToolCall: ["deny", "updatedInput"],
@@ -83,8 +86,8 @@ export function fallback(point: HookPoint, why: string): HookAnswer {
  * asks ({@link ask}); at the others, as the run goes by (a `tool-result` event, the prompt before
  * launch, the driver's success). A tool hook with a matcher is called only for the calls it names:
  * the agent filters them where the driver handed it the matcher (`matchersApplied`), the runner
- * does elsewhere. One hook at a time, in order. A hook that fails, or answers what it may not,
- * calls `onFailure` once with an `AdaptorError` (`hook <name> failed`) whose cause says why; later
+ * does elsewhere. One hook at a time, in order. A hook that fails, answers what it may not, or has
+ * not settled within `timeoutMs` (a `DriverError` `TIMEOUT`, op `hook`), calls `onFailure` once with an `AdaptorError` (`hook <name> failed`) whose cause says why; later
  * asks get the fallback answer (a tool call is denied) without calling the host.
  */
 export class HookRunner {
@@ -99,6 +102,7 @@ export class HookRunner {
   readonly #onFailure: (error: AdaptorError) => void;
   readonly #ended = new AbortController();
   readonly #signal: AbortSignal;
+  readonly #timeoutMs: number;
   /** Observed tool calls by id: their name and input, from `tool-call` events. */
   readonly #calls = new Map<string, { name: string; input: unknown }>();
   /** The observed hooks called so far, in order. */
@@ -115,6 +119,8 @@ export class HookRunner {
     /** The names of the run's host tools. */
     readonly hostTools?: readonly string[];
     readonly signal: AbortSignal;
+    /** How long one hook call may take, in ms; `Infinity` for no bound. Default {@link DEFAULT_HOOK_TIMEOUT_MS}. */
+    readonly timeoutMs?: number;
     readonly onFailure: (error: AdaptorError) => void;
   }) {
     this.#hooks = init.hooks;
@@ -125,6 +131,7 @@ export class HookRunner {
     this.#hostTools = { name: HOST_TOOL_SERVER_NAME, tools: init.hostTools ?? [] };
     this.#onFailure = init.onFailure;
     this.#signal = AbortSignal.any([init.signal, this.#ended.signal]);
+    this.#timeoutMs = init.timeoutMs ?? DEFAULT_HOOK_TIMEOUT_MS;
   }
 
   /** The answer of the hook at a native point, for `DriverSink.hook`. Always resolves. */
@@ -190,7 +197,10 @@ export class HookRunner {
     try {
       // A hook still working when the run ends is not waited for: the agent gets the fallback.
       const verdict = await raceAbort(
-        Promise.resolve().then(() => this.#invoke(ask, context)),
+        this.#bounded(
+          Promise.resolve().then(() => this.#invoke(ask, context)),
+          name,
+        ),
         this.#signal,
       );
       if (this.#signal.aborted) return fallback(ask.point, "the run has ended");
@@ -211,6 +221,25 @@ export class HookRunner {
       }
       return fallback(ask.point, `the host's ${name} hook failed`);
     }
+  }
+
+  /** `call`, or a `DriverError` `TIMEOUT` once it has not settled within the hook timeout; the timer ends with it. */
+  #bounded<T>(call: Promise<T>, name: keyof RunHooks): Promise<T> {
+    if (this.#timeoutMs === Infinity) return call;
+    let timer: NodeJS.Timeout | undefined;
+    const expired = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        reject(
+          new DriverError({
+            op: "hook",
+            device: `hooks.${name}`,
+            code: ErrCode.Timeout,
+            cause: `did not settle within hookTimeoutMs=${this.#timeoutMs}`,
+          }),
+        );
+      }, this.#timeoutMs);
+    });
+    return Promise.race([call, expired]).finally(() => clearTimeout(timer));
   }
 
   /** False for a tool call the hook's matcher does not name, unless the agent already filtered the calls by it. */

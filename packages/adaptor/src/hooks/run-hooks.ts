@@ -179,7 +179,9 @@ export type HookResult<V> = V | Promise<V>;
  * carry ends the run: the pending tool call is denied, and the run rejects with an `AdaptorError`
  * (`hook <name> failed`) whose cause is the hook's error, an `InvalidOptionError` (field
  * `hooks.<name>`) for a malformed verdict, or a `FeatureUnsupportedError` for a verdict the agent
- * cannot carry. Hooks of one run are called one at a time, in the order the agent reaches them.
+ * cannot carry. So does a hook that has not settled within the run's `hookTimeoutMs` (default
+ * 60 s): the cause is then a `DriverError` `TIMEOUT` (op `hook`, device `hooks.<name>`). Hooks of
+ * one run are called one at a time, in the order the agent reaches them.
  */
 export interface RunHooks {
   /**

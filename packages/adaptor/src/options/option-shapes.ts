@@ -110,6 +110,7 @@ const SHARED: OptionShape = {
     },
     PEER_HOOK_HINTS,
   ),
+  hookTimeoutMs: is.timerMs({ allowInfinity: true }),
   // Each entry is checked when skills resolve (ErrSkillKeyMissing, ErrSkillSourceMissing, ...).
   skills: is.arrayOf(checkedLater, "an array of skills (skillDir, skillInline, skillArchive, skillKey)"),
   skillProvider: is.object("a SkillProvider", ["getSkills"]),

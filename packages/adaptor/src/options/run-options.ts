@@ -128,6 +128,14 @@ export interface SharedRunOptions {
    */
   readonly hooks?: RunHooks;
   /**
+   * How long one call of a `hooks` hook may take, in ms, in [0, 2^31-1] or `Infinity` for no
+   * bound: a hook that has not settled by then fails the run as a throwing hook does (an
+   * `AdaptorError` `hook <name> failed` whose cause is a `DriverError` `TIMEOUT`, op `hook`,
+   * device `hooks.<name>`; a pending tool call is denied). As the Claude Agent SDK's per-hook
+   * `timeout`, for every hook of the run. Default: 60,000.
+   */
+  readonly hookTimeoutMs?: number;
+  /**
    * Host metadata, merged by key (the call's keys win) and handed to the driver as
    * `DriverRequest.metadata`, for a custom driver's own use. The built-in drivers pass it to no CLI
    * or model; it appears in no event, `Result` or telemetry span (tag a run by `stream.runId`).

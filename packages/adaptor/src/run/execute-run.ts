@@ -207,6 +207,7 @@ export async function executeRun(setup: RunSetup): Promise<Result> {
           driver: driver.descriptor.type,
           hostTools: setup.tools?.tools.map((tool) => tool.name) ?? [],
           signal: controller.signal,
+          ...(options.hookTimeoutMs !== undefined ? { timeoutMs: options.hookTimeoutMs } : {}),
           onFailure: (error) => controller.abort(error),
         })
       : undefined;

@@ -72,13 +72,16 @@ function foregroundEdit(ask: HookAsk, answer: HookAnswer): HookAnswer {
 }
 
 /**
- * `ask` with the delegation's tool call id when a subagent makes the call it is about: the CLI's
- * `can_use_tool` request and hook callback name only the subagent (`agent_id`), but the call's own
- * line, read before, carries `parent_tool_use_id`.
+ * `ask`, about a tool call, with the delegation's tool call id when a subagent makes the call: the CLI's
+ * `can_use_tool` request and hook callback name only the subagent (`agentId`, their `agent_id`).
+ * The call's own line carries `parent_tool_use_id` when it was read before; else (a hook callback
+ * comes before the call's line when no approval is asked) the subagent's `task_started` line,
+ * read when it started, names its delegation.
  */
-function withParent<T extends object>(ask: T, turn: StreamJsonTurn): T {
+function withParent<T extends object>(ask: T, turn: StreamJsonTurn, agentId?: unknown): T {
   const id = (ask as { toolCallId?: unknown }).toolCallId;
-  const parent = typeof id === "string" ? turn.parentToolCallId(id) : undefined;
+  if (typeof id !== "string") return ask; // not about a tool call
+  const parent = turn.parentToolCallId(id) ?? (typeof agentId === "string" ? turn.delegationOf(agentId) : undefined);
   return parent === undefined ? ask : { ...ask, parentToolCallId: parent };
 }
 
@@ -866,7 +869,8 @@ export class ClaudeSession implements PooledProcess {
       request?.subtype === "hook_callback" ? readHookCallback(request.callback_id, (request as { input?: unknown }).input) : undefined;
     if (hook) {
       // The CLI waits for the answer: the host's hook decides, edits or adds context.
-      const answered = sink.hook ? sink.hook(withParent(hook.ask, turn)) : Promise.resolve({});
+      const agentId = (request as { input?: { agent_id?: unknown } }).input?.agent_id;
+      const answered = sink.hook ? sink.hook(withParent(hook.ask, turn, agentId)) : Promise.resolve({});
       answered
         .then((answer) => proc.writeJson(hookResponse(requestId, hookOutput(hook.event, foregroundEdit(hook.ask, answer)))))
         .catch(() => undefined); // the process is gone: its exit decides the verdict
@@ -900,7 +904,7 @@ export class ClaudeSession implements PooledProcess {
       return;
     }
     sink
-      .requestApproval(withParent(toApprovalAsk(ask, turn.toolInput(ask.tool_use_id)), turn))
+      .requestApproval(withParent(toApprovalAsk(ask, turn.toolInput(ask.tool_use_id)), turn, (ask as { agent_id?: unknown }).agent_id))
       .then((decision: ApprovalDecision) => {
         const answer = toPermissionAnswer(ask, decision);
         // A host's edit of a delegation keeps it in the foreground.

@@ -68,6 +68,8 @@ export class StreamJsonTurn {
   readonly #toolNames = new Map<string, string>();
   /** Tool call id → the id of the delegation whose subagent made it (`parent_tool_use_id`). */
   readonly #toolParents = new Map<string, string>();
+  /** Subagent id (`agent_id`, a `task_started` line's `task_id`) → the id of the delegation that started it. */
+  readonly #agentParents = new Map<string, string>();
   readonly #toolInputs = new Map<string, unknown>();
   /** Message ids whose text/thinking already streamed as deltas. */
   readonly #streamed = new Set<string>();
@@ -95,6 +97,7 @@ export class StreamJsonTurn {
           this.#emit(sessionInitNotice(value));
         } else {
           if (value.subtype === "notification" && typeof value.key === "string") this.notificationKeys.add(value.key);
+          if (value.subtype === "task_started") this.#noteAgent(str(value.task_id), str(value.tool_use_id));
           this.#emit({ type: "notice", kind: "runtime", message: String(value.subtype), data: value });
           if (value.subtype === "compact_boundary") this.#emit(contextCompactedNotice(value));
         }
@@ -169,6 +172,19 @@ export class StreamJsonTurn {
     return toolUseId ? this.#toolParents.get(toolUseId) : undefined;
   }
 
+  /**
+   * The id of the delegation's tool call that started the subagent `agentId` (Claude Code's
+   * `agent_id`, which its hook callbacks carry), once a `task_started` line or a line of the
+   * subagent named it.
+   */
+  delegationOf(agentId: string | undefined): string | undefined {
+    return agentId ? this.#agentParents.get(agentId) : undefined;
+  }
+
+  #noteAgent(agentId: string | undefined, parent: string | undefined): void {
+    if (agentId !== undefined && parent !== undefined) this.#agentParents.set(agentId, parent);
+  }
+
   /** A tool call's name (current, for an alias) and parent, noted for later lines; the event fields for it. */
   #noteTool(id: string, rawName: string, parent: string | undefined): { name: string; parentToolCallId?: string } {
     const name = this.#toolAliases[rawName] ?? rawName;
@@ -195,6 +211,7 @@ export class StreamJsonTurn {
   }
 
   #noteMessage(value: Record<string, unknown>): void {
+    this.#noteAgent(str(value.agent_id), parentOf(value));
     const subagent = value.parent_tool_use_id !== undefined && value.parent_tool_use_id !== null;
     if (!subagent && value.isReplay !== true) this.lastMessageId = str(value.uuid) ?? this.lastMessageId;
   }
