@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { ApprovalAsk, ApprovalDecision } from "@adaptor/driver";
 import { Agent, InvalidOptionError, type AgentEvent, type ApprovalRequest, type Policy, type RememberRule } from "../src/index.js";
-import { ruleMatches, suggestRules } from "../src/approval/approval-rule.js";
+import { ApprovalRules, ruleMatches, suggestRules } from "../src/approval/approval-rule.js";
 import { scriptedDriver } from "./scripted-driver.js";
 
 const bash = (command: string): ApprovalAsk => ({ kind: "permission", title: `Bash: ${command}`, toolName: "Bash", input: { command } });
@@ -195,6 +195,44 @@ describe("approval rules never widen what the host allowed", () => {
       rmSync(root, { recursive: true, force: true });
     }
   });
+  it("a deny rule on a folder wins over an allow on its parent when an edit touches a denied file and another one (any file inside is enough to deny)", () => {
+    const rules = new ApprovalRules();
+    rules.add({
+      rule: { toolName: "apply_patch", pathPrefix: "/repo/secret" },
+      scope: "run",
+      decision: { outcome: "deny", reason: "secret" },
+    });
+    rules.add({ rule: { toolName: "apply_patch", pathPrefix: "/repo" }, scope: "run", decision: { outcome: "approve" } });
+    const patch = (...files: string[]) => ({
+      kind: "permission",
+      toolName: "apply_patch",
+      input: { fileChanges: Object.fromEntries(files.map((file) => [file, { type: "update", unified_diff: "" }])) },
+    });
+    expect(rules.match(patch("/repo/secret/key.txt", "/repo/other.txt"))?.decision.outcome).toBe("deny");
+    expect(rules.match(patch("/repo/other.txt", "/repo/secret/key.txt"))?.decision.outcome).toBe("deny");
+    expect(rules.match(patch("/repo/secret/key.txt"))?.decision.outcome).toBe("deny");
+    expect(rules.match(patch("/repo/other.txt", "/repo/a/b.txt"))?.decision.outcome).toBe("approve");
+    // A move out of the denied folder names the denied file too.
+    const move = {
+      kind: "permission",
+      toolName: "apply_patch",
+      input: { fileChanges: { "/repo/secret/key.txt": { type: "update", unified_diff: "", move_path: "/repo/public.txt" } } },
+    };
+    expect(rules.match(move)?.decision.outcome).toBe("deny");
+  });
+
+  it("a NotebookEdit's cell text (new_source) is content, not a path: a folder rule matches the notebook inside it", () => {
+    const rule = { toolName: "NotebookEdit", pathPrefix: "/repo" };
+    const edit = (new_source: string) => ({
+      kind: "permission",
+      toolName: "NotebookEdit",
+      input: { notebook_path: "/repo/nb.ipynb", cell_id: "c1", new_source },
+    });
+    expect(ruleMatches(rule, edit("print(1)"))).toBe(true);
+    expect(ruleMatches(rule, edit("/etc/passwd"))).toBe(true);
+    expect(ruleMatches(rule, { ...edit("x"), input: { notebook_path: "/etc/nb.ipynb", new_source: "x" } })).toBe(false);
+  });
+
   it("a path rule stays on the folder it was remembered for: the folder swapped for a link to elsewhere is asked again", async () => {
     const root = mkdtempSync(join(tmpdir(), "adaptor-rule-"));
     try {

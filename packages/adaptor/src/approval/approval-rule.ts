@@ -81,6 +81,8 @@ const SHELL_OPERATOR = /[;&|<>`\n\r\v\f$~*?[{\\'"]/;
 const NOTE_FIELDS = ["description", "justification", "reason", "title"];
 /** Field names whose strings are files or folders an ask acts on. */
 const PATH_FIELD = /path|file|dir|folder|dest|target|source|src|cwd/i;
+/** Field names {@link PATH_FIELD} matches whose strings are contents, not paths (NotebookEdit's cell text). */
+const CONTENT_FIELDS = new Set(["new_source", "old_source"]);
 
 /** The shell command of an ask's input: `command` as a string, or an argv array joined with spaces. */
 export function commandOf(input: unknown): string | undefined {
@@ -126,7 +128,7 @@ function pathFieldStrings(value: unknown, underPathField = false, depth = 0, out
       if (key === "fileChanges" && typeof item === "object" && item !== null) {
         // A Codex patch's changes, keyed by path ({@link pathsOf}): their values hold diffs.
         for (const change of Object.values(item)) pathFieldStrings(change, false, depth + 2, out);
-      } else pathFieldStrings(item, underPathField || PATH_FIELD.test(key), depth + 1, out);
+      } else if (!CONTENT_FIELDS.has(key)) pathFieldStrings(item, underPathField || PATH_FIELD.test(key), depth + 1, out);
     }
   }
   return out;
@@ -189,9 +191,11 @@ function insideReally(file: string, folder: string, realFolder: string): boolean
 /**
  * Whether `rule` matches the ask `subject` (only `permission` asks match). A path rule compares the
  * ask's files, links resolved, with `realFolder` (default: the rule's folder with its links
- * resolved now).
+ * resolved now): for an allow (`files` `"every"`, the default) every file must be inside it; for a
+ * deny (`"any"`) one file inside it is enough, literally or once links are resolved, so an edit that
+ * also touches a file elsewhere cannot carry a denied file past the deny.
  */
-export function ruleMatches(rule: ApprovalRule, subject: RuleSubject, realFolder?: string): boolean {
+export function ruleMatches(rule: ApprovalRule, subject: RuleSubject, realFolder?: string, files: "every" | "any" = "every"): boolean {
   if (subject.kind !== "permission" || subject.toolName !== rule.toolName) return false;
   if (rule.command !== undefined || rule.commandPrefix !== undefined) {
     const command = commandOf(subject.input);
@@ -207,7 +211,11 @@ export function ruleMatches(rule: ApprovalRule, subject: RuleSubject, realFolder
     if (paths.length === 0) return false;
     const named = [...paths, ...pathFieldStrings(subject.input)];
     const folder = realFolder ?? realPath(rule.pathPrefix);
-    if (!named.every((file) => insideReally(file, rule.pathPrefix!, folder))) return false;
+    if (files === "any") {
+      const touches = (file: string): boolean =>
+        path.isAbsolute(file) && (inside(file, rule.pathPrefix!) || inside(realPath(file), folder));
+      if (!named.some(touches)) return false;
+    } else if (!named.every((file) => insideReally(file, rule.pathPrefix!, folder))) return false;
   }
   return true;
 }
@@ -321,7 +329,7 @@ export class ApprovalRules {
   match(subject: RuleSubject): RememberedRule | undefined {
     const matching = this.#rules.filter(
       (remembered) =>
-        ruleMatches(remembered.rule, subject, remembered.realFolder) &&
+        ruleMatches(remembered.rule, subject, remembered.realFolder, remembered.decision.outcome === "deny" ? "any" : "every") &&
         (remembered.context === undefined || contextOf(remembered.rule, subject.input) === remembered.context),
     );
     return matching.find((remembered) => remembered.decision.outcome === "deny") ?? matching[0];
