@@ -117,6 +117,17 @@ describe("plan mode on claude (real binary)", () => {
     expect(readFileSync(join(workDir, "ran.txt"), "utf8")).toBe("ran\n");
   });
 
+  it("plan mode with allow rules (allowedTools, or --allowedTools in extraArgs) is refused before launch: the CLI would run what they allow before any plan", async () => {
+    h = await harness([planThenWork("PLAN_RUN", () => "")], { extraArgs: ["--allowedTools", "Bash(touch *)"] });
+    const viaRun = await h.agent.run("PLAN_RUN", { planMode: true, allowedTools: ["Bash(touch *)"] }).catch((error: unknown) => error);
+    expect(viaRun).toMatchObject({ name: "InvalidOptionError", field: "planMode" });
+    expect((viaRun as Error).message).toContain("allowedTools");
+    const viaConfig = await h.agent.run("PLAN_RUN", { planMode: true }).catch((error: unknown) => error);
+    expect(viaConfig).toMatchObject({ name: "InvalidOptionError", field: "planMode" });
+    expect((viaConfig as Error).message).toContain("--allowedTools in extraArgs");
+    expect(h.server.requests).toHaveLength(0);
+  });
+
   it("a denied plan keeps the turn in plan mode: the later write and command are denied unasked and the turn ends", async () => {
     let workDir = "";
     h = await harness([planThenWork("PLAN_RUN", () => workDir)]);

@@ -1,4 +1,4 @@
-import { planModeArgs } from "./plan-mode.js";
+import { planModeArgs, refusePlanModeAllowRules } from "./plan-mode.js";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -74,6 +74,7 @@ export async function prepareLaunch(config: ClaudeConfig, request: DriverRequest
   if (request.budget?.maxTurns !== undefined) args.push("--max-turns", String(request.budget.maxTurns));
   if (request.budget?.maxCostUsd !== undefined) args.push("--max-budget-usd", String(request.budget.maxCostUsd));
   const policy = policyLaunch(request.policy, request.mcpServers, config, request.toolRules);
+  if (request.planMode === true) refusePlanModeAllowRules(request.toolRules?.allow ?? [], config.extraArgs);
   const plan = request.planMode === true ? planModeArgs(policy.args) : undefined;
   args.push(...(plan?.args ?? policy.args));
   // One flag per directory: the flag takes several values, so a path is never read as another option's.

@@ -1,3 +1,6 @@
+import { InvalidOptionError } from "@adaptor/errors";
+import { ALLOW_RULE_FLAGS } from "./policy.js";
+
 /** Claude Code's tool that asks to leave plan mode (a `plan_review`). */
 export const PLAN_EXIT_TOOL = "ExitPlanMode";
 
@@ -45,4 +48,21 @@ export function planModeArgs(args: readonly string[]): { readonly args: string[]
   // The CLI switches to bypassPermissions at run time only when launched with it as an option.
   if (modeAfterPlan === "bypassPermissions") out.push("--allow-dangerously-skip-permissions");
   return { args: out, modeAfterPlan };
+}
+
+/**
+ * Refuses a turn in plan mode that carries allow rules (the run's `allowedTools`, or
+ * `--allowedTools` in the driver's `extraArgs`): Claude Code runs the calls they allow without
+ * asking, in plan mode too, so they would act before any plan is approved.
+ * @throws InvalidOptionError (subject `claude`, field `planMode`) before launch.
+ */
+export function refusePlanModeAllowRules(allowRules: readonly string[], extraArgs: readonly string[] = []): void {
+  const flag = extraArgs.find((arg) => ALLOW_RULE_FLAGS.some((name) => arg === name || arg.startsWith(`${name}=`)));
+  if (allowRules.length === 0 && flag === undefined) return;
+  const what = allowRules.length > 0 ? "allowedTools" : `${flag!.split("=")[0]} in extraArgs`;
+  throw new InvalidOptionError({
+    subject: "claude",
+    field: "planMode",
+    reason: `cannot be combined with ${what}: Claude Code runs the calls they allow without asking, before any plan is approved; drop them or planMode`,
+  });
 }

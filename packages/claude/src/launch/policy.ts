@@ -133,7 +133,7 @@ function hostDecidesCalls(policy: RunPolicy | undefined): boolean {
 }
 
 /** The CLI flags that add allow rules: a call they match runs without the CLI asking anyone. */
-const ALLOW_RULE_FLAGS = ["--allowedTools", "--allowed-tools"];
+export const ALLOW_RULE_FLAGS = ["--allowedTools", "--allowed-tools"];
 
 /**
  * Refuses a run that would let calls past a `read_only` sandbox or the host's approvals: the run's
