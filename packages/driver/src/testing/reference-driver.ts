@@ -4,12 +4,12 @@ import {
   PolicyCapabilityUnsupportedError,
   StructuredOutputUnsupportedError,
 } from "../errors/index.js";
-import type { ApprovalKind, DriverDescriptor } from "../spi/descriptor.js";
+import type { DriverDescriptor } from "../spi/descriptor.js";
 import type { Driver, DriverSink } from "../spi/driver.js";
 import type { DriverRequest } from "../spi/request.js";
 import type { DriverResponse, TranscriptItem } from "../spi/response.js";
 import { reportEnforcement } from "../kit/policy/report-enforcement.js";
-import { approvalModes } from "../policy/approval-modes.js";
+import { APPROVAL_KINDS, approvalModes } from "../policy/approval-modes.js";
 import type { ScriptedTurns, DriverFixture } from "./describe-driver-conformance.js";
 
 /** Configuration of the {@link ReferenceDriver}. */
@@ -249,7 +249,8 @@ export class ReferenceDriver implements Driver {
     if (policy?.activeExecutionTimeoutMs !== undefined && !caps.policy.activeExecutionTimeout) {
       throw new PolicyCapabilityUnsupportedError(type, "activeExecutionTimeoutMs", String(policy.activeExecutionTimeoutMs));
     }
-    for (const kind of Object.keys(caps.approvals) as ApprovalKind[]) {
+    // Every kind, the ones the descriptor leaves out too (an absent `elicitation` is `["inherit"]`).
+    for (const kind of APPROVAL_KINDS) {
       const mode = policy?.approvals?.[kind];
       if (mode !== undefined && !approvalModes(caps, kind).includes(mode)) throw new HumanDecisionModeUnsupportedError(type, kind, mode);
     }
