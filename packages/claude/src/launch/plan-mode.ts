@@ -1,5 +1,5 @@
 import { InvalidOptionError } from "@adaptor/errors";
-import { ALLOW_RULE_FLAGS } from "./policy.js";
+import { allowRuleFlag } from "./policy.js";
 
 /** Claude Code's tool that asks to leave plan mode (a `plan_review`). */
 export const PLAN_EXIT_TOOL = "ExitPlanMode";
@@ -57,7 +57,7 @@ export function planModeArgs(args: readonly string[]): { readonly args: string[]
  * @throws InvalidOptionError (subject `claude`, field `planMode`) before launch.
  */
 export function refusePlanModeAllowRules(allowRules: readonly string[], extraArgs: readonly string[] = []): void {
-  const flag = extraArgs.find((arg) => ALLOW_RULE_FLAGS.some((name) => arg === name || arg.startsWith(`${name}=`)));
+  const flag = allowRuleFlag(extraArgs);
   if (allowRules.length === 0 && flag === undefined) return;
   const what = allowRules.length > 0 ? "allowedTools" : `${flag!.split("=")[0]} in extraArgs`;
   throw new InvalidOptionError({

@@ -133,7 +133,12 @@ function hostDecidesCalls(policy: RunPolicy | undefined): boolean {
 }
 
 /** The CLI flags that add allow rules: a call they match runs without the CLI asking anyone. */
-export const ALLOW_RULE_FLAGS = ["--allowedTools", "--allowed-tools"];
+const ALLOW_RULE_FLAGS = ["--allowedTools", "--allowed-tools"];
+
+/** The first argument of `extraArgs` that adds allow rules ({@link ALLOW_RULE_FLAGS}, alone or `--flag=value`), if any. */
+export function allowRuleFlag(extraArgs: readonly string[] = []): string | undefined {
+  return extraArgs.find((arg) => ALLOW_RULE_FLAGS.some((name) => arg === name || arg.startsWith(`${name}=`)));
+}
 
 /**
  * Refuses a run that would let calls past a `read_only` sandbox or the host's approvals: the run's
@@ -152,7 +157,7 @@ function refuseLooseningConfig(
         ? ["approvals.permission", policy!.approvals!.permission!]
         : [undefined, undefined];
   if (dimension === undefined || value === undefined) return;
-  const flag = config.extraArgs?.find((arg) => ALLOW_RULE_FLAGS.some((name) => arg === name || arg.startsWith(`${name}=`)));
+  const flag = allowRuleFlag(config.extraArgs);
   const why =
     allowRules.length > 0
       ? `allowedTools let calls run without the host being asked; drop them or the policy`
