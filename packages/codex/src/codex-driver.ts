@@ -23,6 +23,7 @@ import { checkCodexEffort, MINIMAL_EFFORT_NO_WEB_SEARCH, minimalEffortRequest } 
 import { CODEX_DESCRIPTOR, CODEX_EXEC_DESCRIPTOR } from "./descriptor.js";
 import { toStrictOutputSchema } from "./output-schema/strict-output-schema.js";
 import { codexEnforcement, planPolicy, type CodexPolicyPlan } from "./policy.js";
+import { withAdditionalDirectories } from "./additional-directories.js";
 import { codexLaunchSignature } from "./session/launch-signature.js";
 import { readCheckpointData } from "./session/checkpoint-data.js";
 import { inspectCodex } from "./inspect/inspect-codex.js";
@@ -110,7 +111,7 @@ export class CodexDriver implements Driver {
     checkCodexPrompt(asked.prompt);
     checkCodexEffort(asked.effort, this.config);
     const { request, webSearchOff } = minimalEffortRequest(asked, readCheckpointData(asked.session?.data).effort);
-    const planned = planPolicy(request.policy, this.descriptor, this.config.bestEffortPolicy === true, this.config, request.mcpServers);
+    const planned = this.#plan(request);
     const plan: CodexPolicyPlan = webSearchOff ? { ...planned, webSearchOffForEffort: MINIMAL_EFFORT_NO_WEB_SEARCH } : planned;
     if (webSearchOff)
       sink.emit({
@@ -194,7 +195,7 @@ export class CodexDriver implements Driver {
     signal.throwIfAborted();
     this.validateConfig();
     if (this.config.transport === "exec") return false;
-    const plan = planPolicy(request.policy, this.descriptor, this.config.bestEffortPolicy === true, this.config, request.mcpServers);
+    const plan = this.#plan(request);
     if (request.outputSchema) toStrictOutputSchema(request.outputSchema);
     const command = this.config.command ?? defaultCodexCommand();
     await requireCodexVersion(command, this.config, request, IDLE_SINK, signal);
@@ -212,6 +213,16 @@ export class CodexDriver implements Driver {
       "codex app-server",
     );
     return true;
+  }
+
+  /**
+   * The codex settings of `request`'s policy and additional directories (see `planPolicy` and
+   * `withAdditionalDirectories`), before anything is launched.
+   */
+  #plan(request: PrewarmRequest): CodexPolicyPlan {
+    const bestEffort = this.config.bestEffortPolicy === true;
+    const planned = planPolicy(request.policy, this.descriptor, bestEffort, this.config, request.mcpServers);
+    return withAdditionalDirectories(planned, request.additionalDirectories, this.descriptor.type);
   }
 
   /** Ends the process parked for the conversation `resumeId`, if any (see `Driver.releaseSession`). Never rejects. */
