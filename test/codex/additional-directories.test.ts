@@ -61,6 +61,18 @@ describe.each(["app-server", "exec"] as const)("additionalDirectories on codex (
     expect(sandboxDetail(added)).toContain(`(additionalDirectories, sandbox_workspace_write.writable_roots): ${JSON.stringify([a])}`);
   });
 
+  it("a directory named with a trailing slash or `..` is the root codex normalizes it to: the write lands", async () => {
+    const { a } = await setUp(transport);
+    for (const [index, named] of [`${a}/`, `${a}/../added-a`].entries()) {
+      const result = await agent!.run(`SHELL_CMD echo x > ${a}/n${index}.txt`, {
+        policy: { sandbox: "workspace_write" },
+        additionalDirectories: [named],
+      });
+      expect(existsSync(join(a, `n${index}.txt`))).toBe(true);
+      expect(sandboxDetail(result)).toContain(JSON.stringify([a]));
+    }
+  });
+
   it("read_only: accepted without widening writes; a file in the added directory is read, a write there is refused", async () => {
     const { a } = await setUp(transport);
     await writeFile(join(a, "note.txt"), "note-in-added-dir\n");

@@ -34,6 +34,14 @@ describe("withAdditionalDirectories", () => {
     );
   });
 
+  it("the roots are normalized as codex normalizes them (no trailing slash, `.` or `..`), symbolic links kept", () => {
+    expect(plan({ sandbox: "workspace_write" }, ["/data/", "/w/../shared/./out", "/link"]).writableRoots).toEqual([
+      "/data",
+      "/shared/out",
+      "/link",
+    ]);
+  });
+
   it("no directories (absent or empty): the plan as it was, roots pinned to []", () => {
     for (const directories of [undefined, []]) expect(plan({ sandbox: "workspace_write" }, directories).writableRoots).toEqual([]);
     expect(execArgs({ runId: "r", prompt: "p" }, {}, plan({ sandbox: "workspace_write" }, []), undefined).join(" ")).toContain(

@@ -1,3 +1,4 @@
+import { resolve } from "node:path";
 import { FeatureUnsupportedError } from "@adaptor/driver";
 import { InvalidOptionError } from "@adaptor/errors";
 import { WRITABLE_ROOTS_KEY, type CodexPolicyPlan } from "./policy.js";
@@ -15,8 +16,9 @@ export const DIRECTORIES_WITHOUT_SANDBOX =
  * Carries the run's `additionalDirectories` (absolute paths, checked by the SDK) into the codex
  * plan, by the sandbox the plan sets:
  * - `workspace-write`: they become codex's writable roots besides the working directory
- *   (`sandbox_workspace_write.writable_roots`, pinned to exactly these; a write anywhere else
- *   outside the working directory stays refused by codex's sandbox);
+ *   (`sandbox_workspace_write.writable_roots`, pinned to exactly these, each normalized without a
+ *   trailing slash, `.` or `..`; a write anywhere else outside the working directory stays refused
+ *   by codex's sandbox);
  * - `read-only`: accepted, writes not widened: codex's read-only sandbox lets commands read every
  *   path already, so the directories are readable and stay unwritable ({@link CodexPolicyPlan.readOnlyDirectories}
  *   for the report);
@@ -44,5 +46,7 @@ export function withAdditionalDirectories(
       field: "additionalDirectories",
       reason: `are set while codex({ configOverrides }) sets ${WRITABLE_ROOTS_KEY}: set one of them`,
     });
-  return { ...plan, writableRoots: [...directories] };
+  // Normalized as codex normalizes them (no trailing slash, no `.` or `..`; symbolic links kept), so
+  // the roots a thread's answer names compare equal (checkWritableRoots).
+  return { ...plan, writableRoots: directories.map((directory) => resolve(directory)) };
 }

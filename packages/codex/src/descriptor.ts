@@ -38,7 +38,7 @@ export const CODEX_DESCRIPTOR: DriverDescriptor = deepFreeze<DriverDescriptor>({
     },
     systemPrompt: ["replace", "append"],
     // Writable roots of workspace_write (thread config sandbox_workspace_write.writable_roots);
-    // refused with no sandbox in the policy (packages/codex/test/additional-directories.test.ts).
+    // refused with no sandbox in the policy (test/codex/additional-directories.test.ts).
     additionalDirectories: true,
     effort: ["minimal", "low", "medium", "high", "xhigh"],
     // Images as data URLs in turn/start (app-server) or --image files (exec).

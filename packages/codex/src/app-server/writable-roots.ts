@@ -1,3 +1,4 @@
+import { resolve } from "node:path";
 import { FeatureUnsupportedError } from "@adaptor/driver";
 import type { CodexPolicyPlan } from "../policy.js";
 import type { SandboxPolicy } from "../protocol/generated/v2/SandboxPolicy.js";
@@ -17,8 +18,8 @@ import type { SandboxPolicy } from "../protocol/generated/v2/SandboxPolicy.js";
 export function checkWritableRoots(plan: CodexPolicyPlan, applied: SandboxPolicy | undefined, driverType: string): void {
   if (plan.sandbox !== "workspace-write" || !Array.isArray(plan.writableRoots)) return;
   if (applied?.type !== "workspaceWrite") return;
-  const allowed: readonly string[] = plan.writableRoots;
-  const kept = applied.writableRoots.filter((root) => !allowed.includes(root));
+  const allowed = new Set((plan.writableRoots as readonly string[]).map((root) => resolve(root)));
+  const kept = applied.writableRoots.filter((root) => !allowed.has(resolve(root)));
   if (kept.length === 0) return;
   throw new FeatureUnsupportedError(
     driverType,
