@@ -100,6 +100,11 @@ export class CodexDriver implements Driver {
    * API refuses) before launch; PolicyCapabilityUnsupportedError
    * after `thread/start` and before the turn for sandbox `read_only` / `workspace_write` with
    * permission `inherit` when codex's own approval policy is not `never` (the process ended);
+   * FeatureUnsupportedError (feature `additionalDirectories`) before launch for
+   * `additionalDirectories` with no policy sandbox, and (app-server) after the thread is resumed or
+   * forked and before the turn when codex kept a writable root of an earlier turn the run does not
+   * give (the process ended); InvalidOptionError (field `additionalDirectories`) before launch when
+   * `configOverrides` sets the writable roots too;
    * FeatureUnsupportedError (feature `"cliVersion"`) for a codex older than `MIN_CODEX_VERSION`,
    * before any process of the run starts (the default executable's package version, else
    * `codex --version` asked once per binary); DriverError `NOT_FOUND` when the executable is missing; `signal.reason` (or a `FORCE_KILLED` DriverError
