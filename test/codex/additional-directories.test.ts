@@ -3,7 +3,7 @@ import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { MemoryThreadStore } from "@adaptor/threadstore";
-import { Agent, FeatureUnsupportedError, findError, type AgentEvent, type RunResult, type Stream } from "adaptor";
+import { Agent, FeatureUnsupportedError, findError, type AgentEvent, type Result, type Stream } from "adaptor";
 import { codexHarness, type CodexHarness } from "./support.js";
 
 // `additionalDirectories` on the real codex 0.171.0 binary, both transports: under sandbox
@@ -32,10 +32,10 @@ async function setUp(transport: "app-server" | "exec"): Promise<{ a: string; b: 
 }
 
 /** The sandbox entry's detail of a run's enforcement report. */
-const sandboxDetail = (result: RunResult): string | undefined => result.enforcement.find((entry) => entry.field === "sandbox")?.detail;
+const sandboxDetail = (result: Result): string | undefined => result.enforcement.find((entry) => entry.field === "sandbox")?.detail;
 
 /** Drains a thread turn: its result, and whether it ran on a parked process. */
-async function turn(stream: Stream): Promise<{ result?: RunResult; reused: boolean; error?: unknown }> {
+async function turn(stream: Stream): Promise<{ result?: Result; reused: boolean; error?: unknown }> {
   let reused = false;
   for await (const event of stream as AsyncIterable<AgentEvent>)
     if (event.type === "notice" && event.message === "process reused") reused = true;
