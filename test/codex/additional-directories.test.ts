@@ -35,14 +35,17 @@ async function setUp(transport: "app-server" | "exec"): Promise<{ a: string; b: 
 const sandboxDetail = (result: Result): string | undefined => result.enforcement.find((entry) => entry.field === "sandbox")?.detail;
 
 /** Drains a thread turn: its result, and whether it ran on a parked process. */
-async function turn(stream: Stream): Promise<{ result?: Result; reused: boolean; error?: unknown }> {
+async function turn(stream: Stream): Promise<{ result?: Result; reused: boolean; spawned: boolean; error?: unknown }> {
   let reused = false;
-  for await (const event of stream as AsyncIterable<AgentEvent>)
+  let spawned = false;
+  for await (const event of stream as AsyncIterable<AgentEvent>) {
     if (event.type === "notice" && event.message === "process reused") reused = true;
+    if (event.type === "process" && event.kind === "spawn") spawned = true;
+  }
   try {
-    return { result: await stream.result(), reused };
+    return { result: await stream.result(), reused, spawned };
   } catch (error) {
-    return { reused, error };
+    return { reused, spawned, error };
   }
 }
 
@@ -73,6 +76,31 @@ describe.each(["app-server", "exec"] as const)("additionalDirectories on codex (
     }
   });
 
+  it("a thread adopted from a codex thread that had other roots: refused once it is open, before its turn; nothing written", async () => {
+    const { a, b } = await setUp(transport);
+    const first = await agent!.run(`SHELL_CMD echo x > ${a}/one.txt`, {
+      policy: { sandbox: "workspace_write" },
+      additionalDirectories: [a],
+    });
+    expect(existsSync(join(a, "one.txt"))).toBe(true);
+    const adopted = agent!.thread("adopted", { adoptSession: first.sessionId! });
+    const refused = await turn(
+      adopted.stream(`SHELL_CMD echo x > ${a}/two.txt; echo x > ${b}/two.txt`, {
+        policy: { sandbox: "workspace_write" },
+        additionalDirectories: [b],
+      }),
+    );
+    if (transport === "exec") {
+      expect(refused.error).toBeUndefined();
+      expect([existsSync(join(a, "two.txt")), existsSync(join(b, "two.txt"))]).toEqual([false, true]);
+      return;
+    }
+    expect(findError(refused.error, FeatureUnsupportedError)).toMatchObject({ feature: "additionalDirectories" });
+    expect(String(refused.error)).toContain(JSON.stringify([a]));
+    expect(refused.spawned).toBe(true);
+    expect([existsSync(join(a, "two.txt")), existsSync(join(b, "two.txt"))]).toEqual([false, false]);
+  });
+
   it("read_only: accepted without widening writes; a file in the added directory is read, a write there is refused", async () => {
     const { a } = await setUp(transport);
     await writeFile(join(a, "note.txt"), "note-in-added-dir\n");
@@ -97,7 +125,8 @@ describe.each(["app-server", "exec"] as const)("additionalDirectories on codex (
     await turn(thread.stream(write("one.txt"), { policy, additionalDirectories: [a] }));
     expect(written("one.txt")).toEqual([true, false]);
 
-    // Other roots, or none: exec replaces them; codex app-server would keep the earlier turn's, so the turn is refused before it starts.
+    // Other roots, or none: exec replaces them; codex app-server would keep the earlier turn's, so
+    // the turn is refused before launch (the thread's checkpoint records the roots).
     const other = await turn(thread.stream(write("two.txt"), { policy, additionalDirectories: [b] }));
     const none = await turn(thread.stream(write("three.txt"), { policy }));
     if (transport === "exec") {
@@ -108,6 +137,7 @@ describe.each(["app-server", "exec"] as const)("additionalDirectories on codex (
     for (const refused of [other, none]) {
       expect(findError(refused.error, FeatureUnsupportedError)).toMatchObject({ driver: "codex", feature: "additionalDirectories" });
       expect(String(refused.error)).toContain(JSON.stringify([a]));
+      expect(refused.spawned).toBe(false);
     }
     expect([...written("two.txt"), ...written("three.txt")]).toEqual([false, false, false, false]);
 

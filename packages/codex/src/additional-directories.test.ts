@@ -6,6 +6,7 @@ import { checkWritableRoots } from "./app-server/writable-roots.js";
 import { CODEX_DESCRIPTOR } from "./descriptor.js";
 import { execArgs } from "./exec/exec-run.js";
 import { codexEnforcement, planPolicy, type CodexLaunchSettings } from "./policy.js";
+import { readCheckpointData } from "./session/checkpoint-data.js";
 
 const DIRS = ["/data", "/shared/out"];
 
@@ -85,30 +86,30 @@ describe("withAdditionalDirectories", () => {
   });
 });
 
-describe("checkWritableRoots (a resumed app-server thread)", () => {
-  const workspaceWrite = (writableRoots: string[]) =>
-    ({ type: "workspaceWrite", writableRoots, networkAccess: false, excludeTmpdirEnvVar: false, excludeSlashTmp: false }) as const;
-
-  it("passes when codex applied only the plan's roots (in any order), or fewer", () => {
+describe("checkWritableRoots (the roots codex keeps for an app-server thread)", () => {
+  it("passes when codex keeps only the plan's roots (in any order, normalized alike), or fewer, or when nothing is known", () => {
     const planned = plan({ sandbox: "workspace_write" }, DIRS);
-    expect(() => checkWritableRoots(planned, workspaceWrite([...DIRS].reverse()), "codex")).not.toThrow();
-    expect(() => checkWritableRoots(planned, workspaceWrite([]), "codex")).not.toThrow();
+    expect(() => checkWritableRoots(planned, [...DIRS].reverse(), "codex")).not.toThrow();
+    expect(() => checkWritableRoots(planned, ["/data/"], "codex")).not.toThrow();
+    expect(() => checkWritableRoots(planned, [], "codex")).not.toThrow();
+    expect(() => checkWritableRoots(planned, undefined, "codex")).not.toThrow();
   });
 
-  it("refuses a root codex kept from an earlier turn, naming it; with no directories the pinned [] is checked too", () => {
-    const kept = thrown(() =>
-      checkWritableRoots(plan({ sandbox: "workspace_write" }, ["/data"]), workspaceWrite(["/old", "/data"]), "codex"),
-    );
+  it("refuses a root kept from an earlier turn, naming it; with no directories the pinned [] is checked too", () => {
+    const kept = thrown(() => checkWritableRoots(plan({ sandbox: "workspace_write" }, ["/data"]), ["/old", "/data"], "codex"));
     expect(isError(kept, ErrFeatureUnsupported)).toBe(true);
     expect(kept).toMatchObject({ feature: "additionalDirectories", reason: expect.stringContaining('["/old"]') as string });
-    const none = thrown(() => checkWritableRoots(plan({ sandbox: "workspace_write" }, undefined), workspaceWrite(["/old"]), "codex"));
+    const none = thrown(() => checkWritableRoots(plan({ sandbox: "workspace_write" }, undefined), ["/old"], "codex"));
     expect(isError(none, ErrFeatureUnsupported)).toBe(true);
   });
 
-  it("does not check another sandbox, or a plan without a roots list", () => {
-    expect(() => checkWritableRoots(plan({ sandbox: "read_only" }, DIRS), workspaceWrite(["/old"]), "codex")).not.toThrow();
-    expect(() =>
-      checkWritableRoots(plan({ sandbox: "workspace_write" }, []), { type: "readOnly", networkAccess: false }, "codex"),
-    ).not.toThrow();
+  it("does not check another sandbox (read_only and full access write nowhere else or everywhere anyway)", () => {
+    expect(() => checkWritableRoots(plan({ sandbox: "read_only" }, DIRS), ["/old"], "codex")).not.toThrow();
+    expect(() => checkWritableRoots(plan({ sandbox: "unrestricted" }, DIRS), ["/old"], "codex")).not.toThrow();
+  });
+
+  it("the checkpoint data carries the roots (absolute paths only; anything else reads as none)", () => {
+    expect(readCheckpointData({ lastTurnId: "t", writableRoots: ["/a", "/b"] }).writableRoots).toEqual(["/a", "/b"]);
+    for (const writableRoots of [[], ["rel"], "/a", [1], null]) expect(readCheckpointData({ writableRoots }).writableRoots).toBeUndefined();
   });
 });

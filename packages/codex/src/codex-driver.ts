@@ -24,6 +24,7 @@ import { CODEX_DESCRIPTOR, CODEX_EXEC_DESCRIPTOR } from "./descriptor.js";
 import { toStrictOutputSchema } from "./output-schema/strict-output-schema.js";
 import { codexEnforcement, planPolicy, type CodexPolicyPlan } from "./policy.js";
 import { withAdditionalDirectories } from "./additional-directories.js";
+import { checkWritableRoots } from "./app-server/writable-roots.js";
 import { codexLaunchSignature } from "./session/launch-signature.js";
 import { readCheckpointData } from "./session/checkpoint-data.js";
 import { inspectCodex } from "./inspect/inspect-codex.js";
@@ -101,9 +102,10 @@ export class CodexDriver implements Driver {
    * after `thread/start` and before the turn for sandbox `read_only` / `workspace_write` with
    * permission `inherit` when codex's own approval policy is not `never` (the process ended);
    * FeatureUnsupportedError (feature `additionalDirectories`) before launch for
-   * `additionalDirectories` with no policy sandbox, and (app-server) after the thread is resumed or
-   * forked and before the turn when codex kept a writable root of an earlier turn the run does not
-   * give (the process ended); InvalidOptionError (field `additionalDirectories`) before launch when
+   * `additionalDirectories` with no policy sandbox, and (app-server) for a thread turn under
+   * `workspace_write` without a writable root codex keeps from an earlier turn (before launch when
+   * the thread's checkpoint records it, else once the thread is open and before the turn, the
+   * process ended); InvalidOptionError (field `additionalDirectories`) before launch when
    * `configOverrides` sets the writable roots too;
    * FeatureUnsupportedError (feature `"cliVersion"`) for a codex older than `MIN_CODEX_VERSION`,
    * before any process of the run starts (the default executable's package version, else
@@ -126,6 +128,9 @@ export class CodexDriver implements Driver {
         data: { field: "webSearch", value: "deny", effort: "minimal" },
       });
     const outputSchema = request.outputSchema ? toStrictOutputSchema(request.outputSchema) : undefined;
+    // The roots codex keeps for an app-server thread, as its checkpoint recorded them (checked again once it is open).
+    if (this.config.transport !== "exec")
+      checkWritableRoots(plan, readCheckpointData(request.session?.data).writableRoots, this.descriptor.type);
     const command = this.config.command ?? defaultCodexCommand();
     await requireCodexVersion(command, this.config, request, sink, signal);
     const transport = this.config.transport === "exec" ? "exec" : "app-server";

@@ -81,8 +81,9 @@ export interface SharedRunOptions {
    * `read_only` accepted without widening writes (codex reads every path already); under full
    * access accepted as is; with no `policy.sandbox` refused before launch with
    * `FeatureUnsupportedError` (codex's own config would pick the sandbox); on app-server a thread
-   * turn lacking a directory an earlier turn of the thread was given is refused before the turn
-   * starts (`FeatureUnsupportedError`: codex keeps a thread's writable roots). Refused before launch
+   * turn lacking a directory an earlier turn of the thread was given is refused before launch (an
+   * adopted thread: once open, before its turn) with `FeatureUnsupportedError` (codex keeps a
+   * thread's writable roots). Refused before launch
    * with `FeatureUnsupportedError` (feature `additionalDirectories`) by a driver that cannot widen
    * its agent's workspace (ACP agents). A call's list replaces the agent's. Default: none.
    */

@@ -521,7 +521,7 @@ export class AppServerSession implements PooledProcess {
         // refused here, before the turn starts (the process is ended below).
         checked = withOwnSandbox(checkInheritedApprovals(plan, opened.approvalPolicy, request.policy, "codex"), opened.sandbox);
         // Nor may the turn write in a root of the thread's earlier turns that this run did not give.
-        checkWritableRoots(plan, opened.sandbox, "codex");
+        checkWritableRoots(plan, opened.sandbox?.type === "workspaceWrite" ? opened.sandbox.writableRoots : undefined, "codex");
         turn.threadId = opened.thread.id;
         sink.emit(sessionInit({ sessionId: opened.thread.id, model: opened.model, cwd: opened.cwd }));
         // What runs now is not the turn's: only what it starts is ended when it ends (keepAlive).
@@ -733,7 +733,15 @@ export class AppServerSession implements PooledProcess {
     if (session?.fork && opened) {
       lineage = await forkLineage(codexHomeOf(this.#config, request.env), opened.thread.id, session.resumeId, data).catch(() => undefined);
     }
-    return { lastTurnId, ...(model ? { model } : {}), ...(effort ? { effort } : {}), ...(lineage ? { lineage } : {}) };
+    // The roots codex gave the thread, which it keeps when it resumes it (under another sandbox: the earlier turn's).
+    const writableRoots = opened?.sandbox?.type === "workspaceWrite" ? opened.sandbox.writableRoots : data.writableRoots;
+    return {
+      lastTurnId,
+      ...(model ? { model } : {}),
+      ...(effort ? { effort } : {}),
+      ...(lineage ? { lineage } : {}),
+      ...(writableRoots?.length ? { writableRoots: [...writableRoots] } : {}),
+    };
   }
 
   /**

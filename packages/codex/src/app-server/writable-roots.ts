@@ -1,25 +1,24 @@
 import { resolve } from "node:path";
 import { FeatureUnsupportedError } from "@adaptor/driver";
 import type { CodexPolicyPlan } from "../policy.js";
-import type { SandboxPolicy } from "../protocol/generated/v2/SandboxPolicy.js";
 
 /**
- * Checks the writable roots codex applied to a thread (`applied`, the `workspaceWrite` policy of
- * the `thread/start` / `thread/resume` / `thread/fork` answer) against the plan's (the run's
- * `additionalDirectories`, `[]`, or the host's `configOverrides` list). codex 0.171.0 keeps the
- * roots of a thread's earlier turns when it resumes or forks it (the thread's workspace roots) and
- * adds the ones the thread's config names; neither `thread/resume` nor a `turn/start`
- * `sandboxPolicy` of its stable protocol drops them. A root the plan lacks would let the turn
- * write where the run did not allow, so the turn is refused before it starts. A plan without a
- * roots list, or an answer with another sandbox, is not checked.
+ * Checks the writable roots codex gives a thread (`roots`: those of the `workspaceWrite` policy in
+ * the `thread/start` / `thread/resume` / `thread/fork` answer, or, before launch, those the
+ * thread's checkpoint recorded) against the plan's (the run's `additionalDirectories`, `[]`, or
+ * the host's `configOverrides` list). codex 0.171.0 keeps the roots of a thread's earlier turns
+ * when it resumes or forks it (the thread's workspace roots) and adds the ones the thread's config
+ * names; neither `thread/resume` nor a `turn/start` `sandboxPolicy` of its stable protocol drops
+ * them. A root the plan lacks would let the turn write where the run did not allow, so the turn is
+ * refused. A plan without a roots list (a sandbox other than `workspace-write`), or no `roots`, is
+ * not checked.
  *
- * @throws FeatureUnsupportedError (feature `additionalDirectories`) naming the roots codex kept.
+ * @throws FeatureUnsupportedError (feature `additionalDirectories`) naming the roots codex keeps.
  */
-export function checkWritableRoots(plan: CodexPolicyPlan, applied: SandboxPolicy | undefined, driverType: string): void {
-  if (plan.sandbox !== "workspace-write" || !Array.isArray(plan.writableRoots)) return;
-  if (applied?.type !== "workspaceWrite") return;
+export function checkWritableRoots(plan: CodexPolicyPlan, roots: readonly string[] | undefined, driverType: string): void {
+  if (plan.sandbox !== "workspace-write" || !Array.isArray(plan.writableRoots) || roots === undefined) return;
   const allowed = new Set((plan.writableRoots as readonly string[]).map((root) => resolve(root)));
-  const kept = applied.writableRoots.filter((root) => !allowed.has(resolve(root)));
+  const kept = roots.filter((root) => !allowed.has(resolve(root)));
   if (kept.length === 0) return;
   throw new FeatureUnsupportedError(
     driverType,
