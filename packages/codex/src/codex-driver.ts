@@ -23,6 +23,8 @@ import { checkCodexEffort, MINIMAL_EFFORT_NO_WEB_SEARCH, minimalEffortRequest } 
 import { CODEX_DESCRIPTOR, CODEX_EXEC_DESCRIPTOR } from "./descriptor.js";
 import { toStrictOutputSchema } from "./output-schema/strict-output-schema.js";
 import { codexEnforcement, planPolicy, type CodexPolicyPlan } from "./policy.js";
+import { withAdditionalDirectories } from "./additional-directories.js";
+import { checkWritableRoots } from "./app-server/writable-roots.js";
 import { codexLaunchSignature } from "./session/launch-signature.js";
 import { readCheckpointData } from "./session/checkpoint-data.js";
 import { inspectCodex } from "./inspect/inspect-codex.js";
@@ -99,6 +101,12 @@ export class CodexDriver implements Driver {
    * API refuses) before launch; PolicyCapabilityUnsupportedError
    * after `thread/start` and before the turn for sandbox `read_only` / `workspace_write` with
    * permission `inherit` when codex's own approval policy is not `never` (the process ended);
+   * FeatureUnsupportedError (feature `additionalDirectories`) before launch for
+   * `additionalDirectories` with no policy sandbox, and (app-server) for a thread turn under
+   * `workspace_write` without a writable root codex keeps from an earlier turn (before launch when
+   * the thread's checkpoint records it, else once the thread is open and before the turn, the
+   * process ended); InvalidOptionError (field `additionalDirectories`) before launch when
+   * `configOverrides` sets the writable roots too;
    * FeatureUnsupportedError (feature `"cliVersion"`) for a codex older than `MIN_CODEX_VERSION`,
    * before any process of the run starts (the default executable's package version, else
    * `codex --version` asked once per binary); DriverError `NOT_FOUND` when the executable is missing; `signal.reason` (or a `FORCE_KILLED` DriverError
@@ -110,7 +118,7 @@ export class CodexDriver implements Driver {
     checkCodexPrompt(asked.prompt);
     checkCodexEffort(asked.effort, this.config);
     const { request, webSearchOff } = minimalEffortRequest(asked, readCheckpointData(asked.session?.data).effort);
-    const planned = planPolicy(request.policy, this.descriptor, this.config.bestEffortPolicy === true, this.config, request.mcpServers);
+    const planned = this.#plan(request);
     const plan: CodexPolicyPlan = webSearchOff ? { ...planned, webSearchOffForEffort: MINIMAL_EFFORT_NO_WEB_SEARCH } : planned;
     if (webSearchOff)
       sink.emit({
@@ -120,6 +128,9 @@ export class CodexDriver implements Driver {
         data: { field: "webSearch", value: "deny", effort: "minimal" },
       });
     const outputSchema = request.outputSchema ? toStrictOutputSchema(request.outputSchema) : undefined;
+    // The roots codex keeps for an app-server thread, as its checkpoint recorded them (checked again once it is open).
+    if (this.config.transport !== "exec")
+      checkWritableRoots(plan, readCheckpointData(request.session?.data).writableRoots, this.descriptor.type);
     const command = this.config.command ?? defaultCodexCommand();
     await requireCodexVersion(command, this.config, request, sink, signal);
     const transport = this.config.transport === "exec" ? "exec" : "app-server";
@@ -194,7 +205,7 @@ export class CodexDriver implements Driver {
     signal.throwIfAborted();
     this.validateConfig();
     if (this.config.transport === "exec") return false;
-    const plan = planPolicy(request.policy, this.descriptor, this.config.bestEffortPolicy === true, this.config, request.mcpServers);
+    const plan = this.#plan(request);
     if (request.outputSchema) toStrictOutputSchema(request.outputSchema);
     const command = this.config.command ?? defaultCodexCommand();
     await requireCodexVersion(command, this.config, request, IDLE_SINK, signal);
@@ -212,6 +223,16 @@ export class CodexDriver implements Driver {
       "codex app-server",
     );
     return true;
+  }
+
+  /**
+   * The codex settings of `request`'s policy and additional directories (see `planPolicy` and
+   * `withAdditionalDirectories`), before anything is launched.
+   */
+  #plan(request: PrewarmRequest): CodexPolicyPlan {
+    const bestEffort = this.config.bestEffortPolicy === true;
+    const planned = planPolicy(request.policy, this.descriptor, bestEffort, this.config, request.mcpServers);
+    return withAdditionalDirectories(planned, request.additionalDirectories, this.descriptor.type);
   }
 
   /** Ends the process parked for the conversation `resumeId`, if any (see `Driver.releaseSession`). Never rejects. */

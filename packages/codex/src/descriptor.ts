@@ -37,6 +37,9 @@ export const CODEX_DESCRIPTOR: DriverDescriptor = deepFreeze<DriverDescriptor>({
       elicitation: ["inherit", "ask", "auto_deny"],
     },
     systemPrompt: ["replace", "append"],
+    // Writable roots of workspace_write (thread config sandbox_workspace_write.writable_roots);
+    // refused with no sandbox in the policy (test/codex/additional-directories.test.ts).
+    additionalDirectories: true,
     effort: ["minimal", "low", "medium", "high", "xhigh"],
     // Images as data URLs in turn/start (app-server) or --image files (exec).
     images: true,
@@ -80,6 +83,8 @@ export const CODEX_EXEC_DESCRIPTOR: DriverDescriptor = deepFreeze<DriverDescript
     },
     approvals: { permission: ["inherit"], plan_review: ["inherit"], question: ["inherit"] },
     systemPrompt: ["replace", "append"],
+    // Writable roots of workspace_write (-c sandbox_workspace_write.writable_roots), as app-server's.
+    additionalDirectories: true,
     effort: ["minimal", "low", "medium", "high", "xhigh"],
     // Images as data URLs in turn/start (app-server) or --image files (exec).
     images: true,

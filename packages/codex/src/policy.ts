@@ -62,14 +62,19 @@ export interface CodexPolicyPlan {
    */
   readonly inheritedApprovals?: "refuse" | "best_effort";
   /**
-   * Sandbox `workspace_write` only: the writable roots besides the working directory. `[]` (the
-   * driver pins `sandbox_workspace_write.writable_roots = []`, so a `writable_roots` line in
-   * codex's config.toml cannot widen the sandbox), or the host's own `configOverrides` value of that
-   * key, passed as it is and listed in the enforcement detail.
+   * Sandbox `workspace_write` only: the writable roots besides the working directory, pinned by the
+   * driver (`sandbox_workspace_write.writable_roots`, so a `writable_roots` line in codex's
+   * config.toml cannot widen the sandbox) to the run's `additionalDirectories`, else `[]`; or the
+   * host's own `configOverrides` value of that key, passed as it is. The enforcement detail lists them.
    */
   readonly writableRoots?: readonly string[] | string | number | boolean;
   /** True when {@link writableRoots} is the host's own `configOverrides` value, not the driver's pin. */
   readonly hostWritableRoots?: boolean;
+  /**
+   * Sandbox `read_only` only: the run's `additionalDirectories`, accepted without widening writes
+   * (codex's read-only sandbox lets commands read every path already), for the enforcement detail.
+   */
+  readonly readOnlyDirectories?: readonly string[];
 }
 
 /** The config key of the writable roots codex adds to the `workspace-write` sandbox. */
@@ -313,9 +318,13 @@ export function codexEnforcement(
     if (field === "sandbox") {
       const roots = plan.hostWritableRoots
         ? `; writable roots besides the working directory (configOverrides ${WRITABLE_ROOTS_KEY}): ${JSON.stringify(plan.writableRoots)}`
-        : plan.writableRoots
-          ? `; ${WRITABLE_ROOTS_KEY} = []`
-          : "";
+        : Array.isArray(plan.writableRoots) && plan.writableRoots.length > 0
+          ? `; writable roots besides the working directory (additionalDirectories, ${WRITABLE_ROOTS_KEY}): ${JSON.stringify(plan.writableRoots)}`
+          : plan.writableRoots
+            ? `; ${WRITABLE_ROOTS_KEY} = []`
+            : plan.readOnlyDirectories
+              ? `; additionalDirectories readable (the read-only sandbox lets commands read every path), not writable: ${JSON.stringify(plan.readOnlyDirectories)}`
+              : "";
       return exec
         ? { mechanisms: ["cli_flag"], detail: `-s ${String(plan.sandbox)}${roots}` }
         : { mechanisms: ["cli_config"], detail: `thread/start sandbox ${String(plan.sandbox)}${roots}` };

@@ -75,9 +75,17 @@ export interface SharedRunOptions {
   readonly disallowedTools?: readonly string[];
   /**
    * Directories beyond `cwd` that the agent's file tools may read (and, as the policy allows, edit),
-   * as absolute paths (`InvalidOptionError` otherwise). Refused before launch with
-   * `FeatureUnsupportedError` (feature `additionalDirectories`) by a driver that cannot widen its
-   * agent's workspace. A call's list replaces the agent's. Default: none.
+   * as absolute paths (`InvalidOptionError` otherwise). Claude Code: `--add-dir` per directory.
+   * Codex (both transports): under `policy.sandbox` `workspace_write` they are the sandbox's
+   * writable roots besides `cwd` (a write elsewhere outside `cwd` stays refused); under
+   * `read_only` accepted without widening writes (codex reads every path already); under full
+   * access accepted as is; with no `policy.sandbox` refused before launch with
+   * `FeatureUnsupportedError` (codex's own config would pick the sandbox); on app-server a thread
+   * turn lacking a directory an earlier turn of the thread was given is refused before launch (an
+   * adopted thread: once open, before its turn) with `FeatureUnsupportedError` (codex keeps a
+   * thread's writable roots). Refused before launch
+   * with `FeatureUnsupportedError` (feature `additionalDirectories`) by a driver that cannot widen
+   * its agent's workspace (ACP agents). A call's list replaces the agent's. Default: none.
    */
   readonly additionalDirectories?: readonly string[];
   /**

@@ -74,6 +74,7 @@ import {
   requiredMcpFailure,
 } from "./mcp-servers.js";
 import { appliedAsSent, codexOwnSettings } from "./codex-own-settings.js";
+import { checkWritableRoots } from "./writable-roots.js";
 import { projectTrustPin } from "./project-trust.js";
 import { askUserInput, USER_INPUT_FEATURE, USER_INPUT_METHOD, type UserInputAnswer } from "./user-input.js";
 import { stageCodexSkills, type StagedCodexSkills } from "./skills.js";
@@ -519,6 +520,8 @@ export class AppServerSession implements PooledProcess {
         // Under permission inherit, codex's own approval policy decides whether the sandbox holds:
         // refused here, before the turn starts (the process is ended below).
         checked = withOwnSandbox(checkInheritedApprovals(plan, opened.approvalPolicy, request.policy, "codex"), opened.sandbox);
+        // Nor may the turn write in a root of the thread's earlier turns that this run did not give.
+        checkWritableRoots(plan, opened.sandbox?.type === "workspaceWrite" ? opened.sandbox.writableRoots : undefined, "codex");
         turn.threadId = opened.thread.id;
         sink.emit(sessionInit({ sessionId: opened.thread.id, model: opened.model, cwd: opened.cwd }));
         // What runs now is not the turn's: only what it starts is ended when it ends (keepAlive).
@@ -730,7 +733,15 @@ export class AppServerSession implements PooledProcess {
     if (session?.fork && opened) {
       lineage = await forkLineage(codexHomeOf(this.#config, request.env), opened.thread.id, session.resumeId, data).catch(() => undefined);
     }
-    return { lastTurnId, ...(model ? { model } : {}), ...(effort ? { effort } : {}), ...(lineage ? { lineage } : {}) };
+    // The roots codex gave the thread, which it keeps when it resumes it (under another sandbox: the earlier turn's).
+    const writableRoots = opened?.sandbox?.type === "workspaceWrite" ? opened.sandbox.writableRoots : data.writableRoots;
+    return {
+      lastTurnId,
+      ...(model ? { model } : {}),
+      ...(effort ? { effort } : {}),
+      ...(lineage ? { lineage } : {}),
+      ...(writableRoots?.length ? { writableRoots: [...writableRoots] } : {}),
+    };
   }
 
   /**
@@ -1212,8 +1223,10 @@ async function openThread(
   // A turn that names no model keeps the last committed turn's (a fork: its parent's at the fork
   // point); codex alone would take the last one sent (committed or not), and a fork its default.
   const model = request.model ?? data.model ?? config.model;
-  // The driver's pin of the workspace-write roots (the host's own value comes with its configOverrides, `-c` at launch).
-  const pinRoots = plan.writableRoots !== undefined && !plan.hostWritableRoots;
+  // The driver's pin of the workspace-write roots: the run's additionalDirectories, else none (the
+  // host's own value comes with its configOverrides, `-c` at launch). A resumed or forked thread
+  // keeps the roots of its earlier turns too (checkWritableRoots, before the turn).
+  const pinnedRoots = Array.isArray(plan.writableRoots) && !plan.hostWritableRoots ? plan.writableRoots : undefined;
   // The run's MCP servers go in the thread's config (stdin): their env and headers never reach argv.
   // Under ask / auto_deny (approval policy untrusted) codex asks before every call of a server's tool,
   // whatever the server's annotations say; under approval policy never (auto_approve) it runs them
@@ -1237,7 +1250,7 @@ async function openThread(
   const approvalPolicy = plan.approvalPolicy ?? trust?.approvalPolicy ?? own?.approvalPolicy;
   const threadConfig = {
     ...(plan.webSearch ? { web_search: plan.webSearch } : {}),
-    ...(pinRoots ? { [WRITABLE_ROOTS_KEY]: [] } : {}),
+    ...(pinnedRoots ? { [WRITABLE_ROOTS_KEY]: [...pinnedRoots] } : {}),
     ...(trust ? { projects: trust.projects } : {}),
     ...mcpServers,
     // Under question `ask` the model may call request_user_input outside codex's plan mode too.

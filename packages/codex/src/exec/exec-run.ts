@@ -5,7 +5,7 @@ import type { DriverFailure, DriverRequest, DriverResponse, DriverSink, PolicyEn
 import { forceKilledError, rawStreams, spawnCli, type CliProcess, type ExitInfo } from "@adaptor/driver/process";
 import { DriverError, ErrCode } from "@adaptor/errors";
 import { classifyCodexTurn, MAX_MODEL_RETRIES, modelUnreachable, plainText, resumeRefusal, retryCause } from "../classify.js";
-import type { CodexConfig } from "../config.js";
+import { configOverrideArgs, type CodexConfig } from "../config.js";
 import { structuredAnswer } from "../output-schema/structured-answer.js";
 import { WRITABLE_ROOTS_KEY, type CodexPolicyPlan } from "../policy.js";
 import { codexEnv, commonArgs } from "../process-helpers.js";
@@ -55,8 +55,11 @@ export function execArgs(
     "--skip-git-repo-check",
     ...(model ? ["-m", model] : []),
     ...(plan.sandbox ? ["-s", plan.sandbox] : []),
-    // The driver's pin of the workspace-write roots (the host's own value comes with its configOverrides).
-    ...(plan.writableRoots !== undefined && !plan.hostWritableRoots ? ["-c", `${WRITABLE_ROOTS_KEY}=[]`] : []),
+    // The driver's pin of the workspace-write roots: the run's additionalDirectories, else none (the
+    // host's own value comes with its configOverrides).
+    ...(Array.isArray(plan.writableRoots) && !plan.hostWritableRoots
+      ? configOverrideArgs({ [WRITABLE_ROOTS_KEY]: plan.writableRoots })
+      : []),
     ...(plan.approvalPolicy ? ["-c", `approval_policy="${plan.approvalPolicy}"`] : []),
     ...(plan.webSearch ? ["-c", `web_search="${plan.webSearch}"`] : []),
     ...(request.effort ? ["-c", `model_reasoning_effort="${request.effort}"`] : []),

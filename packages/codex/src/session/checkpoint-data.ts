@@ -17,6 +17,10 @@ import type { Usage } from "@adaptor/driver";
  *   parent, the parent's parent, …), each named by its path below `CODEX_HOME` with its length
  *   in bytes when the fork was made. codex resumes a fork by reading its parent's rollout up to
  *   the fork point, so these files travel with the fork's own (see `codexSessionTransfer`).
+ * - `writableRoots` (app-server): the writable roots besides the working directory codex gave the
+ *   thread (its `workspace-write` policy's), kept from an earlier turn when a turn ran under
+ *   another sandbox. codex keeps a thread's roots when it resumes or forks it, so a later turn
+ *   under `workspace_write` without one of them is refused before launch (`checkWritableRoots`).
  */
 export interface CodexCheckpointData {
   readonly lastTurnId?: string;
@@ -25,6 +29,7 @@ export interface CodexCheckpointData {
   readonly model?: string;
   readonly effort?: string;
   readonly lineage?: readonly LineageFile[];
+  readonly writableRoots?: readonly string[];
 }
 
 /** A rollout of a thread a fork was forked from: its path below `CODEX_HOME` and the bytes of it the fork reads. */
@@ -77,7 +82,12 @@ export function readCheckpointData(data: unknown): CodexCheckpointData {
     ...(typeof d.model === "string" && d.model ? { model: d.model } : {}),
     ...(typeof d.effort === "string" && d.effort ? { effort: d.effort } : {}),
     ...(lineage ? { lineage } : {}),
+    ...(isPathList(d.writableRoots) ? { writableRoots: [...d.writableRoots] } : {}),
   };
+}
+
+function isPathList(value: unknown): value is string[] {
+  return Array.isArray(value) && value.length > 0 && value.every((path) => typeof path === "string" && path.startsWith("/"));
 }
 
 /**

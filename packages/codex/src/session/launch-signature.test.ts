@@ -18,7 +18,7 @@ describe("codexLaunchSignature", () => {
     ).toBe(base);
   });
 
-  it("every spawn input changes it: command, config, env, cwd, model, policy, MCP servers, output schema", () => {
+  it("every spawn input changes it: command, config, env, cwd, model, policy, MCP servers, output schema, additional directories", () => {
     const base = codexLaunchSignature("codex", config, request);
     const variants = [
       codexLaunchSignature("/other/codex", config, request),
@@ -30,6 +30,8 @@ describe("codexLaunchSignature", () => {
       codexLaunchSignature("codex", config, { ...request, policy: { sandbox: "read_only" } }),
       codexLaunchSignature("codex", config, { ...request, mcpServers: [{ name: "m", transport: "stdio", command: "x" } as never] }),
       codexLaunchSignature("codex", config, { ...request, outputSchema: { type: "object" } }),
+      codexLaunchSignature("codex", config, { ...request, additionalDirectories: ["/data"] }),
+      codexLaunchSignature("codex", config, { ...request, additionalDirectories: ["/other"] }),
     ];
     expect(new Set([base, ...variants]).size).toBe(variants.length + 1);
   });

@@ -5,11 +5,21 @@ import { codexEnv } from "../process-helpers.js";
 
 /**
  * The kit's launch signature of an app-server turn: the executable, the config, the merged child
- * environment, cwd, model, policy, MCP servers, output schema and skills (by name and content; not
- * the thread to open). A
+ * environment, cwd, model, policy, MCP servers, output schema, skills (by name and content) and
+ * additional directories (not the thread to open). A
  * parked process is reused only for a turn with the same signature (anything else means a fresh
  * process).
  */
 export function codexLaunchSignature(command: string, config: CodexConfig, request: DriverRequest): string {
-  return launchSignature({ config, env: codexEnv(config, request.env), request, extra: { command, skills: skillsDigest(request.skills) } });
+  return launchSignature({
+    config,
+    env: codexEnv(config, request.env),
+    request,
+    extra: {
+      command,
+      skills: skillsDigest(request.skills),
+      // The writable roots go with the thread's config when it is opened: a parked process keeps them.
+      additionalDirectories: request.additionalDirectories,
+    },
+  });
 }
