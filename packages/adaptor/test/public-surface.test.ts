@@ -34,6 +34,7 @@ describe("public surface", () => {
     expect(Object.keys(await import("@adaptor/driver")).sort()).toEqual([
       "APPROVAL_KINDS",
       "APPROVAL_MODES_BY_KIND",
+      "DEFAULT_MESSAGE_PAGE_LIMIT",
       "DEFAULT_SESSION_PAGE_LIMIT",
       "ErrFeatureUnsupported",
       "ErrHumanDecisionModeUnsupported",
@@ -47,6 +48,7 @@ describe("public surface", () => {
       "InvalidDriverConfigError",
       "InvalidOutputSchemaError",
       "InvalidPolicyError",
+      "MAX_MESSAGE_PAGE_LIMIT",
       "MAX_SESSION_PAGE_LIMIT",
       "MCP_CONNECT_OP",
       "PEER_OPTIONS",
@@ -58,6 +60,7 @@ describe("public surface", () => {
       "checkDriverConfig",
       "checkInspectOptions",
       "checkListSessionsQuery",
+      "checkSessionMessagesQuery",
       "driverConfigRefusal",
       "inheritEnvOption",
       "peerOptionHints",
