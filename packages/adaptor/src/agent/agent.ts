@@ -215,7 +215,8 @@ export class Agent implements AsyncDisposable {
    * Claude Code: the transcript `<config dir>/projects/<folder>/<sessionId>.jsonl` is indexed
    * line by line (a small record per entry, never the whole file in memory) and only the page's
    * entries are read again; no process is started. Codex: one short-lived `codex app-server`
-   * answers `thread/turns/list` and is ended.
+   * answers `thread/turns/list` and is ended. ACP agents: a short-lived agent process replays the
+   * session on `session/load` (the whole history each time; only the page is kept) and is ended.
    * Pass the page's `nextCursor` as `cursor` for the next page.
    * @param sessionId - the CLI's id of the session (`SessionSummary.sessionId`).
    * @param query.limit - messages per page, an integer in [1, 1000]; default 100.
@@ -225,8 +226,9 @@ export class Agent implements AsyncDisposable {
    * `signal`; subject `"getSessionMessages query"` naming the field: a `limit` out of range, an
    * unknown key, a `cursor` the driver did not give) before anything is read;
    * FeatureUnsupportedError (`ErrFeatureUnsupported`, feature `getSessionMessages`) for a driver
-   * without the capability (`sessions.messages`: CodeBuddy, Cursor, ACP agents), before anything
-   * starts; `ErrResumeRejected` when this host's CLI home holds no session `sessionId` (a wrong id,
+   * without the capability (`sessions.messages`: CodeBuddy, Cursor, an ACP agent with
+   * `loadSession: false` such as Gemini CLI's preset), before anything starts, or an ACP agent
+   * whose `initialize` answer offers no `loadSession`, after `initialize`; `ErrResumeRejected` when this host's CLI home holds no session `sessionId` (a wrong id,
    * another config dir or home), as an adoption of it would be; `ErrAgentClosed` after close();
    * InvalidDriverConfigError; DriverError for a CLI that fails to answer (`NOT_FOUND` for a
    * missing executable); `signal`'s reason when aborted.
