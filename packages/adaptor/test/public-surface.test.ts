@@ -174,6 +174,7 @@ describe("public surface", () => {
       "stageSkillFolders",
       "toApprovalAsk",
       "toPermissionAnswer",
+      "toolResultText",
       "validateDriverConfig",
       "waitForProcessGone",
       "withDeadline",

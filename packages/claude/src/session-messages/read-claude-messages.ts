@@ -2,7 +2,7 @@ import type { Dirent } from "node:fs";
 import { lstat, readdir } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import type { DriverSessionMessagesQuery, SessionMessage, SessionMessagePage, SessionToolCall, SessionToolResult } from "@adaptor/driver";
-import { decodeSessionCursor, encodeSessionCursor } from "@adaptor/driver/kit";
+import { decodeSessionCursor, encodeSessionCursor, toolResultText } from "@adaptor/driver/kit";
 import { checkSessionFolders, openRegularFile } from "@adaptor/driver/process";
 import type { ClaudeConfig } from "../config.js";
 import { claudeProjectsDir, SESSION_ID } from "../session-state/claude-session-transfer.js";
@@ -65,14 +65,6 @@ async function findTranscript(projects: string, sessionId: string): Promise<stri
   return found?.path;
 }
 
-function resultText(content: unknown): string {
-  if (typeof content === "string") return content;
-  if (!Array.isArray(content)) return "";
-  return content
-    .map((part) => (typeof (part as { text?: unknown } | null)?.text === "string" ? (part as { text: string }).text : ""))
-    .join("");
-}
-
 type Block = {
   type?: unknown;
   text?: unknown;
@@ -104,7 +96,7 @@ function toMessage(role: "user" | "assistant", lines: readonly Record<string, un
       else if (block.type === "tool_result" && typeof block.tool_use_id === "string")
         toolResults.push({
           toolCallId: block.tool_use_id,
-          output: resultText(block.content),
+          output: toolResultText(block.content),
           ...(typeof block.is_error === "boolean" ? { isError: block.is_error } : {}),
         });
     }
