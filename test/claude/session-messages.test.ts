@@ -1,5 +1,7 @@
 import { execFile } from "node:child_process";
 import { randomUUID } from "node:crypto";
+import { readdir, readFile } from "node:fs/promises";
+import { join } from "node:path";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
 import { MemoryThreadStore } from "@adaptor/threadstore";
@@ -93,6 +95,34 @@ describe("claude: reading a CLI session's messages (real binary)", { timeout: 24
     expect(said(rest.messages)).toEqual(said(page.messages.slice(3)));
     expect(rest.nextCursor).toBeUndefined();
     expect((await a.agent.getSessionMessages(sessionId)).messages.at(-2)).toMatchObject({ role: "user", text: "a third turn" });
+  });
+
+  it("after thread.rewind() the conversation read is the one the CLI continues: the turn undone stays in the transcript but is not shown", async () => {
+    const s = await server();
+    const a = await home(s);
+    const agent = new Agent(claude({ env: a.env.env, inheritEnv: false, model: "claude-sonnet-4-5" }), {
+      threadStore: new MemoryThreadStore(),
+      cwd: a.env.workDir,
+      checkpointFiles: { dir: join(a.env.root, "checkpoints") },
+      onApproval: (request) => request.approve(),
+    });
+    open.push(agent);
+    const thread = agent.thread("undo");
+    await thread.run("turn one");
+    const undone = await thread.run("SHELL_CMD echo undone-marker");
+    await thread.rewind(undone.runId);
+    const next = await thread.run("turn three");
+    expect(next.sessionId).toBe(undone.sessionId);
+    const projects = join(a.env.configDir, "projects");
+    const transcript = await readFile(join(projects, (await readdir(projects))[0]!, `${next.sessionId}.jsonl`), "utf8");
+    expect(transcript).toContain("undone-marker"); // the branch left behind is still in the file
+
+    expect(said((await agent.getSessionMessages(next.sessionId!)).messages)).toEqual([
+      { role: "user", text: "turn one" },
+      { role: "assistant", text: 'Fake reply. I saw 1 message(s); first user text: "turn one"' },
+      { role: "user", text: "turn three" },
+      { role: "assistant", text: 'Fake reply. I saw 3 message(s); first user text: "turn one"' },
+    ]);
   });
 
   it("a session the CLI made by hand reads the same; a wrong id or one of another home is ErrResumeRejected; a bad query is refused before reading", async () => {
