@@ -26,6 +26,8 @@ import {
   type DriverSink,
   type McpServerConfig,
   type DriverListSessionsQuery,
+  type DriverSessionMessagesQuery,
+  type SessionMessagePage,
   type SessionPage,
 } from "@adaptor/driver";
 import { DriverError, ErrCode } from "@adaptor/errors";
@@ -72,13 +74,20 @@ import { parseStructured, stopReasonFailure, withSchemaInstructions } from "./tu
 import { choicesOf, describeOptions, modelOption } from "./session/model-option.js";
 import { alwaysAllowedIn, checkpointData } from "./session/always-allowed.js";
 import { listAcpSessions } from "./session/list-sessions.js";
+import { decodeReplayCursor, encodeReplayCursor, ReplayedMessages } from "./session/replayed-messages.js";
 
 /** Descriptor capabilities of an ACP agent from its config: what the protocol and the config let the driver enforce. */
 function capabilitiesOf(config: Partial<AcpConfig>): DriverCapabilities {
   return {
     // list: `session/list` for an agent whose `initialize` answer offers it; any other refuses the
     // listing after `initialize` (see listSessions).
-    sessions: { resume: config.loadSession !== false, fork: config.loadSession !== false && config.fork === true, list: true },
+    // messages: `session/load`'s replay, for an agent whose `initialize` answer offers loading.
+    sessions: {
+      resume: config.loadSession !== false,
+      fork: config.loadSession !== false && config.fork === true,
+      list: true,
+      messages: config.loadSession !== false,
+    },
     processReuse: true,
     structuredOutput: { native: false, prompt: true },
     // ACP has no way for a client to hand an agent skills: a run with skills is refused before launch.
@@ -462,6 +471,75 @@ export class AcpDriver implements Driver {
           end,
         ),
       );
+    } catch (error) {
+      signal.throwIfAborted();
+      throw error;
+    } finally {
+      signal.removeEventListener("abort", end);
+      await proc.close();
+    }
+  }
+
+  /**
+   * One page of the messages of the agent's session `query.sessionId`, from the history it replays
+   * on `session/load` in a short-lived agent process (the config's command, arguments and
+   * environment, then `query.env`; `initialize`, `session/load` in the config's `cwd` with no MCP
+   * servers, one more round trip so a replay sent after the answer is in, then the process ended):
+   * no prompt is sent and no model is called. The whole history is replayed each time; only the
+   * page's messages are kept (see `ReplayedMessages`). Agents that replay no history answer an
+   * empty page.
+   * @returns `undefined` when the agent refuses to load the session (an error answer to `session/load`).
+   * @throws FeatureUnsupportedError (feature `getSessionMessages`) when the agent's `initialize`
+   * answer has no `loadSession`; InvalidDriverConfigError; InvalidOptionError (field `cursor`) for
+   * a cursor this driver did not give, before the process starts; the spawn's DriverError
+   * (`NOT_FOUND`); a `TIMEOUT` DriverError when `initialize` or `session/load` takes over
+   * `handshakeTimeoutMs`; `signal.reason` when aborted (the process is then ended).
+   */
+  async getSessionMessages(
+    query: DriverSessionMessagesQuery,
+    signal: AbortSignal = new AbortController().signal,
+  ): Promise<SessionMessagePage | undefined> {
+    signal.throwIfAborted();
+    const offset = query.cursor !== undefined ? decodeReplayCursor(query.cursor) : 0;
+    const config = this.#configFor({});
+    const request: DriverRequest = { runId: "session-messages", prompt: "", ...(query.env !== undefined ? { env: query.env } : {}) };
+    const proc = await this.#start(config, request, "session-messages", IDLE_SINK, this.#plan(config, request).offer);
+    const end = (): void => void proc.close();
+    signal.addEventListener("abort", end, { once: true });
+    try {
+      const init = await withHandshakeDeadline(proc.initialize(signal), config, this.descriptor.type, "initialize", end);
+      if (!init.agentCapabilities?.loadSession)
+        throw new FeatureUnsupportedError(
+          this.descriptor.type,
+          "getSessionMessages",
+          `${this.descriptor.displayName} does not offer session/load (no loadSession in its initialize answer)`,
+        );
+      const replay = new ReplayedMessages(this.#toolName, offset, query.limit);
+      const detach = proc.attach(query.sessionId, {
+        onUpdate: (update) => (replay.add(update), true),
+        onPermission: () => Promise.resolve({ outcome: { outcome: "cancelled" } }),
+        onText: () => undefined,
+      });
+      try {
+        const agent = proc.connection.agent;
+        const cwd = config.cwd ?? process.cwd();
+        await withHandshakeDeadline(
+          agent.request("session/load", { sessionId: query.sessionId, cwd, mcpServers: [] }, { cancellationSignal: signal }),
+          config,
+          this.descriptor.type,
+          "session/load",
+          end,
+        );
+        await withHandshakeDeadline(replayFence(agent), config, this.descriptor.type, "session/load", end);
+      } catch (error) {
+        signal.throwIfAborted();
+        if (error instanceof RequestError) return undefined;
+        throw error;
+      } finally {
+        detach();
+      }
+      const { messages, more } = replay.done();
+      return { messages, ...(more ? { nextCursor: encodeReplayCursor(offset + query.limit) } : {}) };
     } catch (error) {
       signal.throwIfAborted();
       throw error;

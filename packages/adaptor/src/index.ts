@@ -219,6 +219,11 @@ export type {
   SessionPage,
   SessionSummary,
   SkippedSession,
+  SessionMessagesQuery,
+  SessionMessage,
+  SessionMessagePage,
+  SessionToolCall,
+  SessionToolResult,
 } from "@adaptor/driver";
 
 // A2A client and delegation identities (docs/errors.md "A2A client errors", "Delegation errors"),

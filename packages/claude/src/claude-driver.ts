@@ -11,6 +11,8 @@ import {
   type InspectOptions,
   type SessionTransfer,
   type DriverListSessionsQuery,
+  type DriverSessionMessagesQuery,
+  type SessionMessagePage,
   type SessionPage,
 } from "@adaptor/driver";
 import {
@@ -38,6 +40,7 @@ import { ClaudeSession, type TurnOutcome } from "./session/claude-session.js";
 import { addUsage } from "./session/cli-own-turns.js";
 import { claudeLaunchSignature } from "./session/launch-signature.js";
 import { inspectClaude } from "./inspect/inspect-claude.js";
+import { readClaudeMessages } from "./session-messages/read-claude-messages.js";
 import { listClaudeSessions } from "./session-list/list-claude-sessions.js";
 import { claudeSessionTransfer, unlinkPlantedTranscripts } from "./session-state/claude-session-transfer.js";
 
@@ -50,7 +53,7 @@ export const CLAUDE_DESCRIPTOR: DriverDescriptor = deepFreeze<DriverDescriptor>(
   capabilities: {
     // modelSwitch: `--resume` with another `--model` continues the transcript (test/claude/model-switch.test.ts).
     // list: the transcripts of the CLI home's projects folder (test/claude/list-sessions.test.ts).
-    sessions: { resume: true, fork: true, fromCheckpoint: true, modelSwitch: true, list: true },
+    sessions: { resume: true, fork: true, fromCheckpoint: true, modelSwitch: true, list: true, messages: true },
     processReuse: true,
     // native: --json-schema, value from the result line's structured_output; prompt: instructions +
     // final text (test/structured-output.test.ts).
@@ -161,6 +164,18 @@ export class ClaudeDriver implements Driver {
   listSessions(query: DriverListSessionsQuery, signal?: AbortSignal): Promise<SessionPage> {
     this.validateConfig();
     return listClaudeSessions(this.config, query, signal);
+  }
+
+  /**
+   * One page of the messages of the CLI's session `query.sessionId` in this host's CLI home (as
+   * {@link listSessions}), oldest first; see `Driver.getSessionMessages` and `readClaudeMessages`.
+   * No process is started.
+   * @returns `undefined` when the home holds no transcript of that id.
+   * @throws InvalidDriverConfigError; as `readClaudeMessages`.
+   */
+  getSessionMessages(query: DriverSessionMessagesQuery, signal?: AbortSignal): Promise<SessionMessagePage | undefined> {
+    this.validateConfig();
+    return readClaudeMessages(this.config, query, signal);
   }
 
   /** @throws InvalidDriverConfigError (see {@link validateClaudeConfig}). */

@@ -9,6 +9,8 @@ import type {
   InspectOptions,
   SessionTransfer,
   DriverListSessionsQuery,
+  DriverSessionMessagesQuery,
+  SessionMessagePage,
   SessionPage,
 } from "@adaptor/driver";
 import { FeatureUnsupportedError } from "@adaptor/driver";
@@ -29,6 +31,7 @@ import { codexLaunchSignature } from "./session/launch-signature.js";
 import { readCheckpointData } from "./session/checkpoint-data.js";
 import { inspectCodex } from "./inspect/inspect-codex.js";
 import { listCodexSessions } from "./session-list/list-codex-sessions.js";
+import { readCodexMessages } from "./session-messages/read-codex-messages.js";
 import { codexSessionTransfer } from "./session-state/codex-session-transfer.js";
 
 /**
@@ -76,6 +79,18 @@ export class CodexDriver implements Driver {
   listSessions(query: DriverListSessionsQuery, signal?: AbortSignal): Promise<SessionPage> {
     this.validateConfig();
     return listCodexSessions(this.config.command ?? defaultCodexCommand(), this.config, query, signal);
+  }
+
+  /**
+   * One page of the messages of codex's thread `query.sessionId` in this host's Codex home (as
+   * {@link listSessions}), oldest first, from `thread/turns/list` on a short-lived
+   * `codex app-server` (on either transport); see `Driver.getSessionMessages` and `readCodexMessages`.
+   * @returns `undefined` when codex holds no thread of that id in this home.
+   * @throws InvalidDriverConfigError; as `readCodexMessages`.
+   */
+  getSessionMessages(query: DriverSessionMessagesQuery, signal?: AbortSignal): Promise<SessionMessagePage | undefined> {
+    this.validateConfig();
+    return readCodexMessages(this.config.command ?? defaultCodexCommand(), this.config, query, signal);
   }
 
   /** @throws InvalidDriverConfigError (see {@link validateCodexConfig}). */

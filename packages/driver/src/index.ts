@@ -45,6 +45,17 @@ export {
   type SessionPage,
   type SkippedSession,
 } from "./spi/session-list.js";
+export { checkSessionMessagesQuery, type CheckedSessionMessagesQuery } from "./spi/check-session-messages-query.js";
+export {
+  DEFAULT_MESSAGE_PAGE_LIMIT,
+  MAX_MESSAGE_PAGE_LIMIT,
+  type SessionMessagesQuery,
+  type DriverSessionMessagesQuery,
+  type SessionMessage,
+  type SessionMessagePage,
+  type SessionToolCall,
+  type SessionToolResult,
+} from "./spi/session-messages.js";
 export { MCP_CONNECT_OP, type McpServerConfig, type SkillBundle } from "./spi/mcp-server.js";
 export type {
   Usage,

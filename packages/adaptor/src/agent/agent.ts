@@ -4,18 +4,21 @@ import { UnreadRawFiles } from "./unread-raw.js";
 import {
   checkInspectOptions,
   checkListSessionsQuery,
+  checkSessionMessagesQuery,
   FeatureUnsupportedError,
   type Driver,
   type DriverInspection,
   type InspectOptions,
   type ListSessionsQuery,
   type PrewarmRequest,
+  type SessionMessagePage,
+  type SessionMessagesQuery,
   type SessionPage,
 } from "@adaptor/driver";
 import { inspectDriver } from "./inspect-driver.js";
 import { v7 as uuidv7 } from "uuid";
 import { holdHostWhile } from "@adaptor/driver/kit";
-import { ErrAgentClosed, ErrThreadStoreRequired } from "../errors/sentinels.js";
+import { ErrAgentClosed, ErrResumeRejected, ErrThreadStoreRequired } from "../errors/sentinels.js";
 import { ThreadCatalogUnsupportedError } from "../errors/thread-catalog-unsupported-error.js";
 import {
   checkListThreadsQuery,
@@ -188,10 +191,8 @@ export class Agent implements AsyncDisposable {
     const driver = this.driver;
     if (driver.descriptor.capabilities.sessions.list !== true || typeof driver.listSessions !== "function")
       throw new FeatureUnsupportedError(driver.descriptor.type, "listSessions", "it cannot list its CLI's sessions");
-    const controller = new AbortController();
-    const release = linkSignals(controller, driver.descriptor.type, { ...(signal ? { signal } : {}) });
     const env = this.#options.env;
-    const listing = Promise.resolve().then(() =>
+    return this.#sessionCall(driver, signal, (inner) =>
       driver.listSessions!(
         {
           limit,
@@ -199,16 +200,81 @@ export class Agent implements AsyncDisposable {
           ...(cursor !== undefined ? { cursor } : {}),
           ...(env !== undefined ? { env } : {}),
         },
-        controller.signal,
+        inner,
       ),
     );
-    // close() cancels a listing in flight like a run, and waits for it.
+  }
+
+  /**
+   * One page of the messages of the CLI's own session `sessionId` in this host's CLI home, oldest
+   * first: what was said in a conversation {@link listSessions} lists, to show it before adopting
+   * it (`agent.thread(key, { adoptSession: sessionId })`). Each message is `user` (a prompt) or
+   * `assistant` (a reply: its text, its tool calls and their results), the same shape for every
+   * CLI (see `SessionMessage`); only the main conversation is read, not a subagent's. The CLI home
+   * is the one this Agent's runs use, as for {@link listSessions}. No model call is made.
+   * Claude Code: the transcript `<config dir>/projects/<folder>/<sessionId>.jsonl` is indexed
+   * line by line (a small record per entry, never the whole file in memory) and only the page's
+   * entries are read again; no process is started. Codex: one short-lived `codex app-server`
+   * answers `thread/turns/list` and is ended. ACP agents: a short-lived agent process replays the
+   * session on `session/load` (the whole history each time; only the page is kept) and is ended.
+   * Pass the page's `nextCursor` as `cursor` for the next page.
+   * @param sessionId - the CLI's id of the session (`SessionSummary.sessionId`).
+   * @param query.limit - messages per page, an integer in [1, 1000]; default 100.
+   * @param signal - aborts the read (rejects with its reason; a process it started is ended).
+   * `close()` aborts a read in flight too.
+   * @throws InvalidOptionError (subject `"getSessionMessages arguments"`, field `sessionId` or
+   * `signal`; subject `"getSessionMessages query"` naming the field: a `limit` out of range, an
+   * unknown key, a `cursor` the driver did not give) before anything is read;
+   * FeatureUnsupportedError (`ErrFeatureUnsupported`, feature `getSessionMessages`) for a driver
+   * without the capability (`sessions.messages`: CodeBuddy, Cursor, an ACP agent with
+   * `loadSession: false` such as Gemini CLI's preset), before anything starts, or an ACP agent
+   * whose `initialize` answer offers no `loadSession`, after `initialize`; `ErrResumeRejected` when this host's CLI home holds no session `sessionId` (a wrong id,
+   * another config dir or home), as an adoption of it would be; `ErrAgentClosed` after close();
+   * InvalidDriverConfigError; DriverError for a CLI that fails to answer (`NOT_FOUND` for a
+   * missing executable); `signal`'s reason when aborted.
+   */
+  async getSessionMessages(sessionId: string, query: SessionMessagesQuery = {}, signal?: AbortSignal): Promise<SessionMessagePage> {
+    const { limit, cursor } = checkSessionMessagesQuery(sessionId, query);
+    if (signal !== undefined) optionChecks.abortSignal()(signal, "signal", "getSessionMessages arguments");
+    if (this.#closing) throw new AdaptorError("agent is closed", { sentinel: ErrAgentClosed });
+    signal?.throwIfAborted();
+    const driver = this.driver;
+    if (driver.descriptor.capabilities.sessions.messages !== true || typeof driver.getSessionMessages !== "function")
+      throw new FeatureUnsupportedError(driver.descriptor.type, "getSessionMessages", "it cannot read its CLI's sessions");
+    const env = this.#options.env;
+    const page = await this.#sessionCall(driver, signal, (inner) =>
+      driver.getSessionMessages!(
+        {
+          sessionId,
+          limit,
+          ...(cursor !== undefined ? { cursor } : {}),
+          ...(env !== undefined ? { env } : {}),
+        },
+        inner,
+      ),
+    );
+    if (page === undefined)
+      throw new AdaptorError(
+        `cannot read session ${sessionId}: this host's ${driver.descriptor.type} home has no such session (check the id and the CLI's config dir or home)`,
+        { sentinel: ErrResumeRejected },
+      );
+    return page;
+  }
+
+  /**
+   * Runs a driver call about the CLI's sessions (a listing, a read) under its own signal, linked to
+   * `signal`; close() cancels it like a run, and waits for it.
+   */
+  async #sessionCall<T>(driver: Driver, signal: AbortSignal | undefined, call: (signal: AbortSignal) => Promise<T>): Promise<T> {
+    const controller = new AbortController();
+    const release = linkSignals(controller, driver.descriptor.type, { ...(signal ? { signal } : {}) });
+    const running = Promise.resolve().then(() => call(controller.signal));
     this.#inflight.set(
       controller,
-      listing.catch(() => undefined),
+      running.catch(() => undefined),
     );
     try {
-      return await listing;
+      return await running;
     } finally {
       release();
       this.#inflight.delete(controller);

@@ -48,8 +48,8 @@ export function toolNameOf(item: ThreadItem): string | undefined {
   }
 }
 
-/** The input the driver reports for a tool-call item. */
-function toolInputOf(item: ThreadItem): unknown {
+/** The input the driver reports for a tool-call item (a command execution: `{ command, cwd }`), on its `tool-call` event and wherever the call is shown. */
+export function toolInputOf(item: ThreadItem): unknown {
   switch (item.type) {
     case "commandExecution":
       return { command: item.command, cwd: item.cwd };
@@ -86,7 +86,12 @@ export function renderChanges(changes: readonly FileUpdateChange[]): string {
   return changes.map((change) => `${change.kind.type} ${change.path}\n${change.diff}`.trimEnd()).join("\n");
 }
 
-function resultOf(item: ThreadItem, streamed: string | undefined): { output: string; isError: boolean; exitCode?: number } {
+/**
+ * The result the driver reports for a tool-call item once it ended: its output (a command's
+ * `aggregatedOutput`, else `streamed`, the output deltas kept), whether it failed or was declined,
+ * and a command's exit code.
+ */
+export function resultOf(item: ThreadItem, streamed: string | undefined): { output: string; isError: boolean; exitCode?: number } {
   switch (item.type) {
     case "commandExecution":
       return {

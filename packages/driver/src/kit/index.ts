@@ -62,7 +62,7 @@ export {
   type ProbeFindings,
   type ProbeOutput,
 } from "./inspect/inspect-cli.js";
-export { resultUsage, StreamJsonTurn, type StreamJsonTurnOptions } from "./stream-json/stream-json-turn.js";
+export { resultUsage, StreamJsonTurn, toolResultText, type StreamJsonTurnOptions } from "./stream-json/stream-json-turn.js";
 export type { ContentBlock, ResultLine, ResultUsage } from "./stream-json/stream-json-lines.js";
 export { classifyStreamJsonTurn, type StreamJsonCli, type TurnEnd } from "./stream-json/classify-turn.js";
 export { toApprovalAsk, toPermissionAnswer, type CanUseToolRequest } from "./stream-json/can-use-tool.js";

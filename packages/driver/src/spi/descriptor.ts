@@ -30,7 +30,10 @@ export interface DriverCapabilities {
    * so a thread turn may change it. Without it a changed model makes the thread
    * `ErrThreadIncompatible`. `list`: the driver lists the CLI's own sessions in this host's CLI
    * home (`Driver.listSessions`, `agent.listSessions()`); without it a listing is refused
-   * (`FeatureUnsupportedError`, feature `listSessions`). Defaults false.
+   * (`FeatureUnsupportedError`, feature `listSessions`). `messages`: the driver reads the messages
+   * of one of those sessions by id (`Driver.getSessionMessages`, `agent.getSessionMessages()`);
+   * without it a read is refused (`FeatureUnsupportedError`, feature `getSessionMessages`).
+   * Defaults false.
    */
   readonly sessions: {
     readonly resume: boolean;
@@ -38,6 +41,7 @@ export interface DriverCapabilities {
     readonly fromCheckpoint?: boolean;
     readonly modelSwitch?: boolean;
     readonly list?: boolean;
+    readonly messages?: boolean;
   };
   /** A live process can serve several turns of one thread. */
   readonly processReuse: boolean;

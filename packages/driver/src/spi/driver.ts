@@ -6,6 +6,7 @@ import type { DriverInspection, InspectOptions } from "./inspect.js";
 import type { DriverRequest, PrewarmRequest } from "./request.js";
 import type { DriverResponse } from "./response.js";
 import type { DriverListSessionsQuery, SessionPage } from "./session-list.js";
+import type { DriverSessionMessagesQuery, SessionMessagePage } from "./session-messages.js";
 import type { SessionTransfer } from "./session-transfer.js";
 import type { TurnControl } from "./turn-control.js";
 
@@ -133,6 +134,20 @@ export interface Driver {
    * when aborted (a process it started is ended first).
    */
   listSessions?(query: DriverListSessionsQuery, signal?: AbortSignal): Promise<SessionPage>;
+  /**
+   * One page of the messages of the CLI's session `query.sessionId` in this host's CLI home (the
+   * home a run with `query.env` would use, as {@link listSessions}), oldest first, without a model
+   * call: the main conversation only (not a subagent's), user prompts and assistant replies with
+   * their tool calls and results (see `SessionMessage`). Reads only what the page needs, so its
+   * memory does not grow with the size of the session's messages beyond a small record per entry.
+   * Present only with the descriptor's `sessions.messages`.
+   * @returns the page, or `undefined` when this home holds no session of that id (a wrong id, or
+   * one of another home): the SDK refuses that with `ErrResumeRejected`, as an adoption of it.
+   * @throws FeatureUnsupportedError (feature `getSessionMessages`) when this configuration cannot
+   * read; InvalidOptionError (field `cursor`) for a cursor it did not give; a DriverError when the
+   * CLI's home or the CLI itself fails; `signal.reason` when aborted (a process it started is ended first).
+   */
+  getSessionMessages?(query: DriverSessionMessagesQuery, signal?: AbortSignal): Promise<SessionMessagePage | undefined>;
   /**
    * Ends the CLI process parked between turns for the conversation `resumeId` (a checkpoint's
    * `resumeId`), if there is one: the SDK calls it when the thread it served was deleted, so

@@ -360,8 +360,9 @@ export function describeDriverConformance<F extends DriverFixture>(name: string,
         expect(typeof caps.sessions.resume).toBe("boolean");
         expect(typeof caps.sessions.fork).toBe("boolean");
         if (caps.sessions.fork) expect(caps.sessions.resume).toBe(true);
-        // A driver that declares listing has the method that lists.
+        // A driver that declares listing (reading) has the method that lists (reads).
         if (caps.sessions.list === true) expect(typeof driver.listSessions).toBe("function");
+        if (caps.sessions.messages === true) expect(typeof driver.getSessionMessages).toBe("function");
       });
 
       clause(

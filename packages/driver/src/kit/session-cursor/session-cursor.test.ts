@@ -36,6 +36,16 @@ describe("listSessions cursors (driver kit)", () => {
     }
   });
 
+  it("a read of a session's messages names its own query in the refusal", () => {
+    let error: unknown;
+    try {
+      decodeSessionCursor("not-a-cursor", pair, "a test read", "getSessionMessages query");
+    } catch (caught) {
+      error = caught;
+    }
+    expect(error).toMatchObject({ subject: "getSessionMessages query", field: "cursor", reason: "is not a cursor a test read gave" });
+  });
+
   it("the reader gets undefined for a cursor that is not JSON", () => {
     const seen: unknown[] = [];
     expect(decodeSessionCursor(Buffer.from("not json").toString("base64url"), (value) => (seen.push(value), 1), "a test listing")).toBe(1);

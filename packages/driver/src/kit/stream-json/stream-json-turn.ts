@@ -294,7 +294,7 @@ export class StreamJsonTurn {
     for (const block of content) {
       if (block.type === "tool_result") {
         const result = block as { tool_use_id: string; content?: unknown; is_error?: boolean };
-        const output = resultText(result.content);
+        const output = toolResultText(result.content);
         const name = this.#toolNames.get(result.tool_use_id);
         const isError = result.is_error === true;
         this.transcript.push({
@@ -323,7 +323,11 @@ function str(value: unknown): string | undefined {
   return typeof value === "string" && value !== "" ? value : undefined;
 }
 
-function resultText(content: unknown): string {
+/**
+ * The text of a `tool_result` block's `content` (a string, or content blocks whose `text` parts are
+ * joined); `""` for anything else.
+ */
+export function toolResultText(content: unknown): string {
   if (typeof content === "string") return content;
   if (Array.isArray(content)) {
     return content

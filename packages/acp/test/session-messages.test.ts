@@ -1,0 +1,147 @@
+import { describe, expect, it } from "vitest";
+import { claudeTestEnv, startAnthropicServer } from "@adaptor/testkit";
+import { MemoryThreadStore } from "@adaptor/threadstore";
+import {
+  Agent,
+  ErrFeatureUnsupported,
+  ErrResumeRejected,
+  FeatureUnsupportedError,
+  InvalidOptionError,
+  findError,
+  isError,
+  type SessionMessage,
+} from "adaptor";
+import { acp, claudeAgentAcp, geminiAcpConfig } from "../src/index.js";
+import { hostileAcp, type HostileStep } from "./hostile-agent/hostile.js";
+
+// Reading an ACP agent's session (`agent.getSessionMessages`) from the history it replays on
+// `session/load`: on the real claude-agent-acp, and on the scripted agent for what the protocol
+// leaves to the agent (message ids, late tool updates, a refused load, no loadSession).
+
+async function failure(run: Promise<unknown>): Promise<unknown> {
+  return run.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+}
+
+/** The messages without their ids, which the test checks apart. */
+function said(messages: readonly SessionMessage[]): Omit<SessionMessage, "id">[] {
+  return messages.map(({ id: _id, ...rest }) => rest);
+}
+
+const chunk = (sessionUpdate: string, text: string, messageId?: string): HostileStep => ({
+  update: { sessionUpdate, content: { type: "text", text }, ...(messageId ? { messageId } : {}) },
+});
+
+/** A history of two turns: a question, a tool call and its result, two answers; then another question and answer. */
+const HISTORY: HostileStep[] = [
+  chunk("user_message_chunk", "list the files"),
+  chunk("agent_thought_chunk", "thinking"),
+  { update: { sessionUpdate: "tool_call", toolCallId: "call-1", title: "ls", kind: "execute", status: "pending", rawInput: {} } },
+  { update: { sessionUpdate: "tool_call_update", toolCallId: "call-1", status: "in_progress", rawInput: { command: "ls" } } },
+  {
+    update: {
+      sessionUpdate: "tool_call_update",
+      toolCallId: "call-1",
+      status: "completed",
+      content: [{ type: "content", content: { type: "text", text: "a\nb" } }],
+    },
+  },
+  chunk("agent_message_chunk", "Two ", "m-2"),
+  chunk("agent_message_chunk", "files.", "m-2"),
+  chunk("user_message_chunk", "and now?", "m-3"),
+  chunk("agent_message_chunk", "Nothing more.", "m-4"),
+];
+
+describe("acp: reading a session's messages (session/load's replay)", { timeout: 240_000 }, () => {
+  it("claude-agent-acp: a session of two turns with a tool call reads back as its prompts, replies, tool call and result", async () => {
+    const server = await startAnthropicServer({ rules: [] });
+    const env = await claudeTestEnv({ server });
+    const agent = new Agent(claudeAgentAcp({ cwd: env.workDir, env: env.env, inheritEnv: false }), {
+      threadStore: new MemoryThreadStore(),
+    });
+    try {
+      const thread = agent.thread("shown");
+      const first = await thread.run("SHELL_CMD echo fine", { policy: { approvals: { permission: "auto_approve" } } });
+      await thread.run("the second turn");
+      const call = first.transcript().find((item) => item.kind === "tool-call")!;
+      const page = await agent.getSessionMessages(first.sessionId!);
+      // The adapter replays the CLI's own entries of each turn (its /model command and their caveat)
+      // as chunks of the user's message, before the prompt.
+      expect(said(page.messages)).toEqual([
+        { role: "user", text: expect.stringMatching(/<command-name>\/model<\/command-name>[\s\S]*SHELL_CMD echo fine$/) },
+        {
+          role: "assistant",
+          text: "",
+          toolCalls: [{ toolCallId: call.toolCallId, toolName: call.toolName, input: call.input }],
+          toolResults: [{ toolCallId: call.toolCallId, output: expect.stringContaining("fine"), isError: false }],
+        },
+        { role: "assistant", text: "Done: fine" },
+        { role: "user", text: expect.stringMatching(/the second turn$/) },
+        { role: "assistant", text: expect.stringMatching(/^Fake reply\. I saw 5 message\(s\)/) },
+      ]);
+      expect(page.nextCursor).toBeUndefined();
+      const two = await agent.getSessionMessages(first.sessionId!, { limit: 2 });
+      expect(two.messages).toEqual(page.messages.slice(0, 2));
+      const rest = await agent.getSessionMessages(first.sessionId!, { limit: 3, cursor: two.nextCursor! });
+      expect(rest.messages).toEqual(page.messages.slice(2));
+      expect(rest.nextCursor).toBeUndefined();
+      expect(isError(await failure(agent.getSessionMessages("no-such-session")), ErrResumeRejected)).toBe(true);
+    } finally {
+      await agent.close();
+      await server.close();
+      await env.cleanup();
+    }
+  });
+
+  it("the scripted agent's replay: chunks of one message id joined, a tool call's input and result from its later updates, pages of it", async () => {
+    await using agent = new Agent(hostileAcp({ "session/load": [...HISTORY, { respond: {} }] }));
+    const page = await agent.getSessionMessages("hostile-session");
+    expect(page).toEqual({
+      messages: [
+        { role: "user", text: "list the files" },
+        {
+          role: "assistant",
+          text: "",
+          toolCalls: [{ toolCallId: "call-1", toolName: "ls", input: { command: "ls" } }],
+          toolResults: [{ toolCallId: "call-1", output: "a\nb", isError: false }],
+        },
+        { role: "assistant", text: "Two files.", id: "m-2" },
+        { role: "user", text: "and now?", id: "m-3" },
+        { role: "assistant", text: "Nothing more.", id: "m-4" },
+      ],
+    });
+    const pages: SessionMessage[][] = [];
+    let cursor: string | undefined;
+    do {
+      const next = await agent.getSessionMessages("hostile-session", { limit: 2, ...(cursor ? { cursor } : {}) });
+      pages.push(next.messages);
+      cursor = next.nextCursor;
+    } while (cursor);
+    expect(pages.map((messages) => messages.length)).toEqual([2, 2, 1]);
+    expect(pages.flat()).toEqual(page.messages);
+    expect(findError(await failure(agent.getSessionMessages("hostile-session", { cursor: "nope" })), InvalidOptionError)).toMatchObject({
+      subject: "getSessionMessages query",
+      field: "cursor",
+    });
+  });
+
+  it("a load the agent refuses is ErrResumeRejected; an agent without loadSession refuses after initialize; loadSession off refuses before any process", async () => {
+    await using refusing = new Agent(hostileAcp({ "session/load": [{ error: { code: -32603, message: "Invalid session identifier" } }] }));
+    expect(isError(await failure(refusing.getSessionMessages("gone")), ErrResumeRejected)).toBe(true);
+
+    await using noLoad = new Agent(
+      hostileAcp({ initialize: [{ respond: { protocolVersion: 1, agentCapabilities: { loadSession: false }, authMethods: [] } }] }),
+    );
+    const err = await failure(noLoad.getSessionMessages("s"));
+    expect(isError(err, ErrFeatureUnsupported)).toBe(true);
+    expect(findError(err, FeatureUnsupportedError)).toMatchObject({ driver: "hostile", feature: "getSessionMessages" });
+
+    // Gemini CLI's preset turns session/load off: refused before anything starts (no such executable is looked for).
+    await using gemini = new Agent(acp({ ...geminiAcpConfig({}), command: "/nonexistent/gemini" }));
+    expect(findError(await failure(gemini.getSessionMessages("s")), FeatureUnsupportedError)).toMatchObject({
+      feature: "getSessionMessages",
+    });
+  });
+});

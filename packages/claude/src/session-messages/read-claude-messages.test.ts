@@ -1,0 +1,213 @@
+import { randomUUID } from "node:crypto";
+import { mkdir, mkdtemp, open, rm, symlink, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { InvalidOptionError, findError } from "@adaptor/errors";
+import { readClaudeMessages } from "./read-claude-messages.js";
+import { chainTo, groupMessages, TranscriptIndexer } from "./transcript-index.js";
+import { scanLines } from "./transcript-lines.js";
+
+// Reading a Claude Code transcript's conversation: the main chain from its last entry back,
+// side chains, rewound branches, compactions, long entries and torn lines.
+
+const homes: string[] = [];
+afterEach(async () => {
+  for (const home of homes.splice(0)) await rm(home, { recursive: true, force: true });
+});
+
+const SESSION = "5b3c2f6e-2a57-4d8a-9d2e-0c6f6f0b9a11";
+let clock = Date.parse("2026-12-07T09:00:00.000Z");
+
+type Line = Record<string, unknown>;
+
+function entry(uuid: string, parentUuid: string | null, fields: Line): Line {
+  clock += 1000;
+  return { parentUuid, isSidechain: false, ...fields, uuid, timestamp: new Date(clock).toISOString(), sessionId: SESSION };
+}
+const prompt = (uuid: string, parent: string | null, text: string): Line =>
+  entry(uuid, parent, { type: "user", message: { role: "user", content: [{ type: "text", text }] } });
+const reply = (uuid: string, parent: string, id: string, content: unknown[]): Line =>
+  entry(uuid, parent, { type: "assistant", message: { id, role: "assistant", content } });
+const results = (uuid: string, parent: string, content: unknown[]): Line =>
+  entry(uuid, parent, { type: "user", message: { role: "user", content } });
+const attachment = (uuid: string, parent: string): Line => entry(uuid, parent, { type: "attachment", attachment: { type: "environment" } });
+
+async function transcript(lines: readonly (Line | string)[]): Promise<string> {
+  const home = await mkdtemp(join(tmpdir(), "claude-messages-"));
+  homes.push(home);
+  const folder = join(home, "projects", "-work-app");
+  await mkdir(folder, { recursive: true });
+  await writeFile(
+    join(folder, `${SESSION}.jsonl`),
+    lines.map((line) => (typeof line === "string" ? line : JSON.stringify(line))).join("\n"),
+  );
+  return home;
+}
+
+async function read(home: string, query: { limit?: number; cursor?: string } = {}) {
+  return readClaudeMessages(
+    { configDir: home },
+    { sessionId: SESSION, limit: query.limit ?? 100, ...(query.cursor ? { cursor: query.cursor } : {}) },
+  );
+}
+
+function texts(page: Awaited<ReturnType<typeof read>>): string[] {
+  return page!.messages.map((message) => `${message.role}: ${message.text}`);
+}
+
+describe("readClaudeMessages", () => {
+  it("shows the main chain ending at the last entry: a rewound branch, side chains, meta prompts and attachments are left out", async () => {
+    const home = await transcript([
+      { type: "queue-operation", operation: "enqueue", sessionId: SESSION },
+      prompt("u1", null, "first question"),
+      attachment("at1", "u1"),
+      reply("a1", "at1", "msg_1", [{ type: "text", text: "first answer" }]),
+      prompt("u2", "a1", "a question later rewound"),
+      reply("a2", "u2", "msg_2", [{ type: "text", text: "an answer left behind" }]),
+      { ...prompt("s1", "a1", "a subagent's prompt"), isSidechain: true },
+      { ...reply("s2", "s1", "msg_s", [{ type: "text", text: "a subagent's answer" }]), isSidechain: true },
+      { ...prompt("m1", "a1", "<system-reminder>meta</system-reminder>"), isMeta: true },
+      prompt("u3", "m1", "the question asked instead"),
+      reply("a3", "u3", "msg_3", [{ type: "text", text: "the answer kept" }]),
+    ]);
+    expect(texts(await read(home))).toEqual([
+      "user: first question",
+      "assistant: first answer",
+      "user: the question asked instead",
+      "assistant: the answer kept",
+    ]);
+  });
+
+  it("joins the blocks of one reply and the tool results sent after it into one assistant message, with times and ids", async () => {
+    const home = await transcript([
+      prompt("u1", null, "list the files"),
+      reply("a1", "u1", "msg_1", [{ type: "text", text: "Let me look." }]),
+      reply("a2", "a1", "msg_1", [{ type: "tool_use", id: "toolu_1", name: "Bash", input: { command: "ls" } }]),
+      reply("a3", "a2", "msg_1", [{ type: "tool_use", id: "toolu_2", name: "Read", input: { file_path: "/x" } }]),
+      results("r1", "a3", [{ type: "tool_result", tool_use_id: "toolu_1", content: "a\nb", is_error: false }]),
+      results("r2", "r1", [
+        { type: "tool_result", tool_use_id: "toolu_2", content: [{ type: "text", text: "no such file" }], is_error: true },
+      ]),
+      reply("a4", "r2", "msg_2", [
+        { type: "thinking", thinking: "hidden" },
+        { type: "text", text: "Two files." },
+      ]),
+    ]);
+    const page = await read(home);
+    expect(page!.messages).toEqual([
+      { role: "user", text: "list the files", at: expect.any(Date), id: "u1" },
+      {
+        role: "assistant",
+        text: "Let me look.",
+        toolCalls: [
+          { toolCallId: "toolu_1", toolName: "Bash", input: { command: "ls" } },
+          { toolCallId: "toolu_2", toolName: "Read", input: { file_path: "/x" } },
+        ],
+        toolResults: [
+          { toolCallId: "toolu_1", output: "a\nb", isError: false },
+          { toolCallId: "toolu_2", output: "no such file", isError: true },
+        ],
+        at: expect.any(Date),
+        id: "a1",
+      },
+      { role: "assistant", text: "Two files.", at: expect.any(Date), id: "a4" },
+    ]);
+    expect(page!.messages[0]!.at!.getTime()).toBeLessThan(page!.messages[1]!.at!.getTime());
+  });
+
+  it("follows a compaction back to the conversation before it; the compaction summary is not shown", async () => {
+    const home = await transcript([
+      prompt("u1", null, "before the compaction"),
+      reply("a1", "u1", "msg_1", [{ type: "text", text: "old answer" }]),
+      entry("c1", null, { type: "system", subtype: "compact_boundary", logicalParentUuid: "a1" }),
+      { ...prompt("cs", "c1", "This session is being continued from a previous conversation..."), isCompactSummary: true },
+      prompt("u2", "cs", "after the compaction"),
+      reply("a2", "u2", "msg_2", [{ type: "text", text: "new answer" }]),
+    ]);
+    expect(texts(await read(home))).toEqual([
+      "user: before the compaction",
+      "assistant: old answer",
+      "user: after the compaction",
+      "assistant: new answer",
+    ]);
+  });
+
+  it("pages with a cursor that keeps to the conversation as it was; a torn last line is not read; a cursor of nothing of its own is refused", async () => {
+    const lines = [
+      prompt("u1", null, "one"),
+      reply("a1", "u1", "msg_1", [{ type: "text", text: "two" }]),
+      prompt("u2", "a1", "three"),
+      reply("a2", "u2", "msg_2", [{ type: "text", text: "four" }]),
+      prompt("u3", "a2", "five"),
+    ];
+    const home = await transcript([...lines, '{"parentUuid":"u3","isSidechain":false,"type":"assistant","mess']);
+    const first = await read(home, { limit: 2 });
+    expect(texts(first)).toEqual(["user: one", "assistant: two"]);
+    const second = await read(home, { limit: 2, cursor: first!.nextCursor! });
+    expect(texts(second)).toEqual(["user: three", "assistant: four"]);
+    // The conversation goes on meanwhile: the cursor still reads to where it was when it was given.
+    const folder = join(home, "projects", "-work-app");
+    await writeFile(
+      join(folder, `${SESSION}.jsonl`),
+      [...lines, reply("a3", "u3", "msg_3", [{ type: "text", text: "six" }])].map((line) => JSON.stringify(line)).join("\n") + "\n",
+    );
+    const third = await read(home, { limit: 2, cursor: second!.nextCursor! });
+    expect(texts(third)).toEqual(["user: five"]);
+    expect(third!.nextCursor).toBeUndefined();
+    expect(texts(await read(home))).toHaveLength(6);
+
+    for (const cursor of [
+      "not-a-cursor",
+      Buffer.from(JSON.stringify(["no-such-entry", 1])).toString("base64url"),
+      Buffer.from(JSON.stringify(["a2", 99])).toString("base64url"),
+    ]) {
+      const err = await read(home, { cursor }).catch((e: unknown) => e);
+      expect(findError(err, InvalidOptionError)).toMatchObject({ subject: "getSessionMessages query", field: "cursor" });
+    }
+  });
+
+  it("a session the home does not hold, an id that is not a UUID, and a link in place of the transcript are not found", async () => {
+    const home = await transcript([prompt("u1", null, "hello")]);
+    expect(await readClaudeMessages({ configDir: home }, { sessionId: randomUUID(), limit: 10 })).toBeUndefined();
+    expect(await readClaudeMessages({ configDir: home }, { sessionId: "../../etc/passwd", limit: 10 })).toBeUndefined();
+    const linked = randomUUID();
+    await symlink(join(home, "projects", "-work-app", `${SESSION}.jsonl`), join(home, "projects", "-work-app", `${linked}.jsonl`));
+    expect(await readClaudeMessages({ configDir: home }, { sessionId: linked, limit: 10 })).toBeUndefined();
+    const empty = await mkdtemp(join(tmpdir(), "claude-messages-"));
+    homes.push(empty);
+    expect(await readClaudeMessages({ configDir: empty }, { sessionId: SESSION, limit: 10 })).toBeUndefined();
+  });
+});
+
+describe("transcript index", () => {
+  it("an entry longer than the scan keeps whole is linked from its ends but not shown, and the chain goes on past it", async () => {
+    const big = "x".repeat(5000);
+    const home = await transcript([
+      prompt("11111111-1111-4111-8111-111111111111", null, "short"),
+      reply("22222222-2222-4222-8222-222222222222", "11111111-1111-4111-8111-111111111111", "msg_1", [{ type: "text", text: big }]),
+      prompt("33333333-3333-4333-8333-333333333333", "22222222-2222-4222-8222-222222222222", "after the long one"),
+    ]);
+    const handle = await open(join(home, "projects", "-work-app", `${SESSION}.jsonl`));
+    try {
+      const indexer = new TranscriptIndexer();
+      const seen: { length: number; whole: boolean }[] = [];
+      await scanLines(handle, (await handle.stat()).size, 1024, (line) => {
+        seen.push({ length: line.length, whole: line.text !== undefined });
+        indexer.add(line);
+      });
+      expect(seen.map((line) => line.whole)).toEqual([true, false, true]);
+      expect(seen[1]!.length).toBeGreaterThan(5000);
+      const index = indexer.done();
+      const chain = chainTo(index, index.leaf!);
+      expect(chain.map((entry) => [entry.uuid.slice(0, 1), entry.kind])).toEqual([
+        ["1", "prompt"],
+        ["2", "other"],
+        ["3", "prompt"],
+      ]);
+      expect(groupMessages(chain).map((message) => message.role)).toEqual(["user", "user"]);
+    } finally {
+      await handle.close();
+    }
+  });
+});

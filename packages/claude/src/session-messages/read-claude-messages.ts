@@ -1,0 +1,188 @@
+import type { Dirent } from "node:fs";
+import { lstat, readdir } from "node:fs/promises";
+import { dirname, join } from "node:path";
+import type { DriverSessionMessagesQuery, SessionMessage, SessionMessagePage, SessionToolCall, SessionToolResult } from "@adaptor/driver";
+import { decodeSessionCursor, encodeSessionCursor, toolResultText } from "@adaptor/driver/kit";
+import { checkSessionFolders, openRegularFile } from "@adaptor/driver/process";
+import type { ClaudeConfig } from "../config.js";
+import { claudeProjectsDir, SESSION_ID } from "../session-state/claude-session-transfer.js";
+import { chainTo, groupMessages, TranscriptIndexer, type IndexedEntry, type MessageEntries } from "./transcript-index.js";
+import { readLine, scanLines } from "./transcript-lines.js";
+
+const READ_OP = "read claude session messages";
+/** The longest transcript entry read whole (a longer one, a huge pasted file or tool output, is linked but not shown). */
+export const MAX_ENTRY_BYTES = 16 * 1024 * 1024;
+/** Bytes of entries one page reads at most: a page ends early, after at least one message, once they are read. */
+export const MAX_PAGE_BYTES = 64 * 1024 * 1024;
+
+/** Where a read of a session's messages stands: the conversation's last entry when the first page was read, and the messages given. */
+interface ReadPosition {
+  readonly leaf: string;
+  readonly next: number;
+}
+
+function readPosition(value: unknown): ReadPosition | undefined {
+  if (
+    !Array.isArray(value) ||
+    value.length !== 2 ||
+    typeof value[0] !== "string" ||
+    !Number.isSafeInteger(value[1]) ||
+    (value[1] as number) < 1
+  )
+    return undefined;
+  return { leaf: value[0], next: value[1] as number };
+}
+
+function refusedCursor(cursor: string): never {
+  // decodeSessionCursor's refusal, for a cursor that decodes but names no place in this session.
+  return decodeSessionCursor<never>(cursor, () => undefined, "this Claude Code session's messages", "getSessionMessages query");
+}
+
+/** Entries of `dir`, or none when it is missing or not a folder. */
+async function entriesOf(dir: string): Promise<Dirent[]> {
+  try {
+    return await readdir(dir, { withFileTypes: true });
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "ENOENT" || code === "ENOTDIR") return [];
+    throw error;
+  }
+}
+
+/**
+ * The transcript of session `sessionId` in the CLI home's `projects` folder: in whichever
+ * working directory's folder it is (the most recently written, should there be copies in
+ * several), a regular file only; `undefined` when there is none.
+ */
+async function findTranscript(projects: string, sessionId: string): Promise<string | undefined> {
+  let found: { path: string; modifiedMs: number } | undefined;
+  for (const folder of await entriesOf(projects)) {
+    if (!folder.isDirectory()) continue;
+    const path = join(projects, folder.name, `${sessionId}.jsonl`);
+    const stat = await lstat(path).catch(() => undefined);
+    if (stat?.isFile() && (found === undefined || stat.mtimeMs > found.modifiedMs)) found = { path, modifiedMs: stat.mtimeMs };
+  }
+  return found?.path;
+}
+
+type Block = {
+  type?: unknown;
+  text?: unknown;
+  id?: unknown;
+  name?: unknown;
+  input?: unknown;
+  tool_use_id?: unknown;
+  content?: unknown;
+  is_error?: unknown;
+};
+
+/** One shown message from its entries' parsed lines (a line that no longer parses is passed over). */
+function toMessage(role: "user" | "assistant", lines: readonly Record<string, unknown>[]): SessionMessage {
+  const texts: string[] = [];
+  const toolCalls: SessionToolCall[] = [];
+  const toolResults: SessionToolResult[] = [];
+  for (const line of lines) {
+    const content = (line.message as { content?: unknown } | undefined)?.content;
+    if (typeof content === "string") {
+      texts.push(content);
+      continue;
+    }
+    if (!Array.isArray(content)) continue;
+    for (const block of content as Block[]) {
+      if (typeof block !== "object" || block === null) continue;
+      if (block.type === "text" && typeof block.text === "string") texts.push(block.text);
+      else if (block.type === "tool_use" && typeof block.id === "string" && typeof block.name === "string")
+        toolCalls.push({ toolCallId: block.id, toolName: block.name, input: block.input ?? {} });
+      else if (block.type === "tool_result" && typeof block.tool_use_id === "string")
+        toolResults.push({
+          toolCallId: block.tool_use_id,
+          output: toolResultText(block.content),
+          ...(typeof block.is_error === "boolean" ? { isError: block.is_error } : {}),
+        });
+    }
+  }
+  const first = lines[0];
+  const at = typeof first?.timestamp === "string" ? Date.parse(first.timestamp) : Number.NaN;
+  return {
+    role,
+    text: texts.join("\n"),
+    ...(toolCalls.length > 0 ? { toolCalls } : {}),
+    ...(toolResults.length > 0 ? { toolResults } : {}),
+    ...(Number.isNaN(at) ? {} : { at: new Date(at) }),
+    ...(typeof first?.uuid === "string" ? { id: first.uuid } : {}),
+  };
+}
+
+/**
+ * One page of the messages of Claude Code session `query.sessionId` in the CLI home a run with
+ * `query.env` uses (`<config dir>/projects/<folder>/<session id>.jsonl`, in any working
+ * directory's folder), oldest first: the main conversation, from its first entry to its last
+ * (the one `--resume` continues), following each entry's `parentUuid` (across a compaction, its
+ * `logicalParentUuid`), so a branch left by a rewind and a subagent's side chain are not shown.
+ * The transcript is scanned once per page, 256 KiB at a time, keeping a small record per entry
+ * (its uuid, parent, kind and place in the file), never its content; then only the page's entries
+ * are read again. An entry over 16 MiB (`MAX_ENTRY_BYTES`) is linked but not shown; a page stops
+ * after at least one message once it read 64 MiB (`MAX_PAGE_BYTES`). The cursor names the
+ * conversation's last entry when the first page was read, so turns added meanwhile do not shift
+ * later pages (they are read from a new first page).
+ * @returns `undefined` when the home holds no transcript of that id (or the id is not a UUID).
+ * @throws InvalidOptionError (subject `"getSessionMessages query"`, field `cursor`) for a cursor
+ * this read did not give; DriverError `INVALID` for a link in place of the transcript or a folder
+ * above it; the I/O error of an unreadable transcript; `signal.reason` when aborted.
+ */
+export async function readClaudeMessages(
+  config: ClaudeConfig,
+  query: DriverSessionMessagesQuery,
+  signal?: AbortSignal,
+): Promise<SessionMessagePage | undefined> {
+  signal?.throwIfAborted();
+  const after =
+    query.cursor !== undefined
+      ? decodeSessionCursor(query.cursor, readPosition, "this Claude Code session's messages", "getSessionMessages query")
+      : undefined;
+  if (!SESSION_ID.test(query.sessionId)) return undefined;
+  const projects = claudeProjectsDir(config, query.env);
+  const path = await findTranscript(projects, query.sessionId);
+  if (path === undefined) return undefined;
+  await checkSessionFolders(dirname(projects), path, READ_OP);
+  const { handle, stat } = await openRegularFile(path, "read", READ_OP);
+  try {
+    const indexer = new TranscriptIndexer();
+    await scanLines(handle, Number(stat.size), MAX_ENTRY_BYTES, (line) => indexer.add(line), signal);
+    const index = indexer.done();
+    const leaf = after?.leaf ?? index.leaf;
+    if (after !== undefined && !index.entries.has(after.leaf)) refusedCursor(query.cursor!);
+    const messages = leaf === undefined ? [] : groupMessages(chainTo(index, leaf));
+    const start = after?.next ?? 0;
+    if (start > messages.length) refusedCursor(query.cursor!);
+    const page: SessionMessage[] = [];
+    let bytes = 0;
+    let next = start;
+    for (; next < messages.length && page.length < query.limit && (page.length === 0 || bytes < MAX_PAGE_BYTES); next++) {
+      signal?.throwIfAborted();
+      const message: MessageEntries = messages[next]!;
+      const lines: Record<string, unknown>[] = [];
+      for (const entry of message.entries) {
+        bytes += entry.length;
+        const line = await readEntry(handle, entry);
+        if (line) lines.push(line);
+      }
+      page.push(toMessage(message.role, lines));
+    }
+    return { messages: page, ...(next < messages.length ? { nextCursor: encodeSessionCursor([leaf, next]) } : {}) };
+  } finally {
+    await handle.close();
+  }
+}
+
+/** An indexed entry's line, parsed again; `undefined` if it no longer parses (the file changed under the read). */
+async function readEntry(handle: Parameters<typeof readLine>[0], entry: IndexedEntry): Promise<Record<string, unknown> | undefined> {
+  try {
+    const value: unknown = JSON.parse((await readLine(handle, entry.offset, entry.length)).toString("utf8"));
+    return typeof value === "object" && value !== null && !Array.isArray(value) && (value as { uuid?: unknown }).uuid === entry.uuid
+      ? (value as Record<string, unknown>)
+      : undefined;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,200 @@
+import type { DriverSessionMessagesQuery, SessionMessage, SessionMessagePage, SessionToolCall, SessionToolResult } from "@adaptor/driver";
+import { InvalidOptionError } from "@adaptor/errors";
+import { decodeSessionCursor, encodeSessionCursor, JSON_RPC_INVALID_REQUEST, type JsonRpcConnection } from "@adaptor/driver/kit";
+import { requestAnswer, turnsPage } from "../app-server/answers.js";
+import { CodexRpcError } from "../app-server/codex-rpc-error.js";
+import { withShortLivedAppServer } from "../app-server/short-lived-app-server.js";
+import { resultOf, toolInputOf, toolNameOf } from "../app-server/turn-state.js";
+import type { CodexConfig } from "../config.js";
+import type { ThreadItem } from "../protocol/generated/v2/ThreadItem.js";
+import type { ThreadTurnsListParams } from "../protocol/generated/v2/ThreadTurnsListParams.js";
+import type { Turn } from "../protocol/generated/v2/Turn.js";
+
+const METHOD = "thread/turns/list";
+const SUBJECT = "getSessionMessages query";
+const READ = "this codex thread's messages";
+
+/**
+ * Where a read of a thread's messages stands: codex's cursor of the batch of turns the next page
+ * begins in (`null`: the first turn), how many turns a batch holds, and how many of that batch's
+ * messages were given already.
+ */
+interface ReadPosition {
+  readonly from: string | null;
+  readonly batch: number;
+  readonly skip: number;
+}
+
+function readPosition(value: unknown): ReadPosition | undefined {
+  if (!Array.isArray(value) || value.length !== 3) return undefined;
+  const [from, batch, skip] = value as unknown[];
+  if ((from !== null && typeof from !== "string") || !Number.isSafeInteger(batch) || !Number.isSafeInteger(skip)) return undefined;
+  if ((batch as number) < 1 || (skip as number) < 0) return undefined;
+  return { from, batch: batch as number, skip: skip as number };
+}
+
+function encode(position: ReadPosition): string {
+  return encodeSessionCursor([position.from, position.batch, position.skip]);
+}
+
+/** A time of codex's (Unix milliseconds), if it is one. */
+function millis(value: unknown): Date | undefined {
+  return typeof value === "number" && Number.isFinite(value) ? new Date(value) : undefined;
+}
+
+/** A message being put together from a turn's items. */
+interface Draft {
+  role: "user" | "assistant";
+  text: string;
+  toolCalls: SessionToolCall[];
+  toolResults: SessionToolResult[];
+  at: Date | undefined;
+  id: string;
+}
+
+function finished(draft: Draft): SessionMessage {
+  return {
+    role: draft.role,
+    text: draft.text,
+    ...(draft.toolCalls.length > 0 ? { toolCalls: draft.toolCalls } : {}),
+    ...(draft.toolResults.length > 0 ? { toolResults: draft.toolResults } : {}),
+    ...(draft.at !== undefined ? { at: draft.at } : {}),
+    id: draft.id,
+  };
+}
+
+/**
+ * The messages of codex's turns, in order: a user message item is a user message (its text
+ * inputs joined); each agent message item begins an assistant message; a tool call item (a
+ * command, a file change, an MCP or dynamic tool call, a web search, an image view) joins the
+ * assistant message it follows (one of text `""` when it follows the user's), with its result
+ * once it ended, named as on the `tool-call` and `tool-result` events. Reasoning, plans and
+ * codex's own markers are not shown.
+ */
+export function turnMessages(turns: readonly Turn[]): SessionMessage[] {
+  const messages: SessionMessage[] = [];
+  for (const turn of turns) {
+    let draft: Draft | undefined;
+    const flush = (): void => {
+      if (draft) messages.push(finished(draft));
+      draft = undefined;
+    };
+    for (const item of turn.items as ThreadItem[]) {
+      const at = millis(item.startedAtMs);
+      if (item.type === "userMessage") {
+        flush();
+        const text = item.content
+          .map((input) => (input.type === "text" ? input.text : undefined))
+          .filter((part): part is string => part !== undefined)
+          .join("\n");
+        draft = { role: "user", text, toolCalls: [], toolResults: [], at, id: item.id };
+        continue;
+      }
+      if (item.type === "agentMessage") {
+        flush();
+        draft = { role: "assistant", text: item.text, toolCalls: [], toolResults: [], at, id: item.id };
+        continue;
+      }
+      const toolName = toolNameOf(item);
+      if (toolName === undefined) continue;
+      const id = (item as { id?: unknown }).id;
+      if (typeof id !== "string") continue;
+      if (draft?.role !== "assistant") {
+        flush();
+        draft = { role: "assistant", text: "", toolCalls: [], toolResults: [], at, id };
+      }
+      draft.toolCalls.push({ toolCallId: id, toolName, input: toolInputOf(item) });
+      if ((item as { status?: unknown }).status !== "inProgress") {
+        const { output, isError } = resultOf(item, undefined);
+        draft.toolResults.push({ toolCallId: id, output, isError });
+      }
+    }
+    flush();
+  }
+  return messages;
+}
+
+/**
+ * Whether codex's refusal of `thread/turns/list` says it holds no such thread: `thread not
+ * loaded: <id>` (no rollout of that id in its home) or `invalid thread id` (not a UUID).
+ */
+function isUnknownThread(err: CodexRpcError): boolean {
+  return err.code === JSON_RPC_INVALID_REQUEST && /^codex thread\/turns\/list: (thread not loaded|invalid thread id)\b/.test(err.message);
+}
+
+/** Whether codex refused the cursor of `thread/turns/list`. */
+function isRefusedCursor(err: CodexRpcError): boolean {
+  return err.code === JSON_RPC_INVALID_REQUEST && err.message.startsWith(`codex ${METHOD}: invalid cursor`);
+}
+
+/** What {@link read} found: the page, or that codex holds no such thread. */
+type Reading = { readonly page: SessionMessagePage } | { readonly unknown: true };
+
+/**
+ * One page of the messages of codex thread `query.sessionId` in the Codex home a run with
+ * `query.env` uses (`codexHome`, else `CODEX_HOME`, else `~/.codex`), oldest first, asked of a
+ * short-lived `codex app-server` (`initialize`, then `thread/turns/list` with every item,
+ * oldest turn first, `limit` turns a request, until the page is full; then its stdin is closed and
+ * the process ended): the thread is not resumed and no model is called. Messages are made of the
+ * turns' items (see {@link turnMessages}); a subagent's own thread is not part of it. Codex's
+ * times are its items' start, in milliseconds.
+ * @returns `undefined` when codex holds no thread of that id in this home.
+ * @throws InvalidOptionError (subject `"getSessionMessages query"`, field `cursor`) for a cursor
+ * this read did not give or codex refuses; DriverError `NOT_FOUND` for a missing executable,
+ * `DRIVER` for any other refusal or a malformed answer (its cause the `CodexRpcError`);
+ * `signal.reason` when aborted (the process is then ended).
+ */
+export async function readCodexMessages(
+  command: string,
+  config: CodexConfig,
+  query: DriverSessionMessagesQuery,
+  signal?: AbortSignal,
+): Promise<SessionMessagePage | undefined> {
+  const start =
+    query.cursor !== undefined
+      ? decodeSessionCursor(query.cursor, readPosition, READ, SUBJECT)
+      : { from: null, batch: query.limit, skip: 0 };
+  const reading = await withShortLivedAppServer<Reading>(
+    { command, config, cwd: config.cwd ?? process.cwd(), env: query.env, signal },
+    async (rpc) => {
+      try {
+        return { page: await read(rpc, query, start) };
+      } catch (err) {
+        if (err instanceof CodexRpcError && isUnknownThread(err)) return { unknown: true };
+        throw err;
+      }
+    },
+    (err) =>
+      query.cursor !== undefined && isRefusedCursor(err)
+        ? new InvalidOptionError({ subject: SUBJECT, field: "cursor", reason: `codex refused it: ${err.message}` }, { cause: err })
+        : undefined,
+  );
+  return "page" in reading ? reading.page : undefined;
+}
+
+async function read(rpc: JsonRpcConnection, query: DriverSessionMessagesQuery, start: ReadPosition): Promise<SessionMessagePage> {
+  const messages: SessionMessage[] = [];
+  let { from, skip } = start;
+  const { batch } = start;
+  for (;;) {
+    const params: ThreadTurnsListParams = {
+      threadId: query.sessionId,
+      cursor: from,
+      limit: batch,
+      sortDirection: "asc",
+      itemsView: "full",
+    };
+    const turns = await requestAnswer(rpc, METHOD, params, turnsPage);
+    const available = turnMessages(turns.data).slice(skip);
+    const room = query.limit - messages.length;
+    if (available.length > room) {
+      messages.push(...available.slice(0, room));
+      return { messages, nextCursor: encode({ from, batch, skip: skip + room }) };
+    }
+    messages.push(...available);
+    if (turns.nextCursor === null) return { messages };
+    from = turns.nextCursor;
+    skip = 0;
+    if (messages.length === query.limit) return { messages, nextCursor: encode({ from, batch, skip }) };
+  }
+}

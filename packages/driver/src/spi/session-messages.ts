@@ -1,0 +1,76 @@
+/** Most messages one page of a session's messages holds. */
+export const MAX_MESSAGE_PAGE_LIMIT = 1000;
+/** Messages per page when a read names no `limit`. */
+export const DEFAULT_MESSAGE_PAGE_LIMIT = 100;
+
+/**
+ * Which page of a CLI session's messages to read (`agent.getSessionMessages(sessionId, query)`,
+ * `Driver.getSessionMessages`).
+ */
+export interface SessionMessagesQuery {
+  /** The most messages in one page, an integer in [1, 1000]. Default 100. */
+  readonly limit?: number;
+  /** Where the page starts: the `nextCursor` of the previous page, as it was given. Absent: the first page. */
+  readonly cursor?: string;
+}
+
+/** A tool call of an assistant message, named as on a transcript item (`TranscriptItem`). */
+export interface SessionToolCall {
+  /** Provider tool call id, e.g. `"toolu_1"` (Claude Code), `"call_…"` (Codex); its result names it. */
+  readonly toolCallId: string;
+  /** Tool name as the CLI knows it, e.g. `"Bash"` (Claude Code), `"shell"` (Codex), as on the `tool-call` event. */
+  readonly toolName: string;
+  /** The complete input of the call, as the CLI recorded it (Codex's shell call: `{ command, cwd }`). */
+  readonly input: unknown;
+}
+
+/** The result of a tool call, on the assistant message that holds the call. */
+export interface SessionToolResult {
+  /** The `toolCallId` of the call it answers. */
+  readonly toolCallId: string;
+  /** Text of the result, as on the `tool-result` event (`output`). */
+  readonly output: string;
+  /** True when the tool failed or was denied; absent when the CLI recorded neither. */
+  readonly isError?: boolean;
+}
+
+/**
+ * One message of a CLI session's conversation, the same shape for every CLI. `user`: a prompt the
+ * user (or an app) sent. `assistant`: one reply of the model: its text (empty when it only called
+ * tools), the tool calls it made and, once the CLI recorded them, their results (a tool result the
+ * CLI sends the model back as a user turn belongs to the call, not to the user).
+ */
+export interface SessionMessage {
+  /** Who said it. */
+  readonly role: "user" | "assistant";
+  /** Its text (text blocks joined); `""` for a reply with tool calls only. Thinking is not shown. */
+  readonly text: string;
+  /** The tool calls of an assistant message, in order; absent when it made none. */
+  readonly toolCalls?: readonly SessionToolCall[];
+  /** Results of its tool calls the CLI recorded, in order; absent when there are none. */
+  readonly toolResults?: readonly SessionToolResult[];
+  /** When the CLI recorded the message, when it says. */
+  readonly at?: Date;
+  /** The CLI's own id of the message, when it has one (Claude Code: the entry's `uuid`; Codex: the item's `id`). */
+  readonly id?: string;
+}
+
+/** One page of a session's messages. */
+export interface SessionMessagePage {
+  /** Messages, oldest first. */
+  readonly messages: SessionMessage[];
+  /** Pass as `cursor` for the next page; absent on the last page. */
+  readonly nextCursor?: string;
+}
+
+/** A read as a driver is asked for it: the query checked, the defaults applied, and the run's environment. */
+export interface DriverSessionMessagesQuery {
+  /** The CLI's own id of the session (as `SessionSummary.sessionId`), a non-empty string. */
+  readonly sessionId: string;
+  /** The page size, in [1, 1000]. */
+  readonly limit: number;
+  /** As {@link SessionMessagesQuery.cursor}. */
+  readonly cursor?: string;
+  /** The extra environment a run of the Agent gets (it may name the CLI home, e.g. `CLAUDE_CONFIG_DIR`, `CODEX_HOME`). */
+  readonly env?: Readonly<Record<string, string>>;
+}

@@ -1,0 +1,122 @@
+import { execFile } from "node:child_process";
+import { promisify } from "node:util";
+import { describe, expect, it } from "vitest";
+import { MemoryThreadStore } from "@adaptor/threadstore";
+import { startOpenAIServer, type CodexTestEnv, type OpenAIServer } from "@adaptor/testkit";
+import { ErrResumeRejected, InvalidOptionError, findError, isError, type SessionMessage } from "adaptor";
+import { defaultCodexCommand } from "@adaptor/codex";
+import { codexHost } from "./support.js";
+import { closedAfterEach } from "../support/closed-after-each.js";
+
+// Reading what was said in one of the codex CLI's own threads (`agent.getSessionMessages`) through
+// `thread/turns/list` on a short-lived app-server, so an app shows a conversation before adopting it.
+
+const open = closedAfterEach();
+const track = (item: { close(): Promise<void> }): void => void open.push(item);
+
+async function server(): Promise<OpenAIServer> {
+  const s = await startOpenAIServer({ rules: [] });
+  open.push(s);
+  return s;
+}
+
+/** A thread made by the codex CLI itself (`codex exec --json`, the prompt on stdin); its id. */
+async function cliThread(env: CodexTestEnv, prompt: string): Promise<string> {
+  const running = promisify(execFile)(defaultCodexCommand(), ["exec", "--json", "--skip-git-repo-check", "-"], {
+    cwd: env.workDir,
+    env: env.env as NodeJS.ProcessEnv,
+    timeout: 60_000,
+  });
+  running.child.stdin!.end(prompt);
+  const { stdout } = await running;
+  const started = stdout
+    .split("\n")
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as { type: string; thread_id?: string })
+    .find((event) => event.type === "thread.started");
+  return started!.thread_id!;
+}
+
+async function failure(run: Promise<unknown>): Promise<unknown> {
+  return run.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+}
+
+/** The messages without their times and ids, which the test checks apart. */
+function said(messages: readonly SessionMessage[]): Omit<SessionMessage, "at" | "id">[] {
+  return messages.map(({ at: _at, id: _id, ...rest }) => rest);
+}
+
+describe.each(["app-server", "exec"] as const)(
+  "codex over %s: reading a thread's messages (real binary)",
+  { timeout: 240_000 },
+  (transport) => {
+    it("a thread of two turns with a command reads back as its prompts, replies, tool call and result, oldest first, and pages", async () => {
+      const s = await server();
+      const a = await codexHost(s, new MemoryThreadStore(), track, transport);
+      const thread = a.agent.thread("shown");
+      const first = await thread.run("SHELL_CMD echo fine", { policy: { sandbox: "unrestricted" } });
+      const second = await thread.run("the second turn");
+      const call = first.transcript().find((item) => item.kind === "tool-call")!;
+      const sessionId = first.sessionId!;
+
+      const page = await a.agent.getSessionMessages(sessionId);
+      expect(page.nextCursor).toBeUndefined();
+      // codex's own call id, the one app-server runs report (`codex exec --json` names its items `item_<n>` instead).
+      const callId = page.messages[1]?.toolCalls?.[0]?.toolCallId;
+      expect(callId).toMatch(/^call_/);
+      if (transport === "app-server") expect(callId).toBe(call.toolCallId);
+      expect(said(page.messages)).toEqual([
+        { role: "user", text: "SHELL_CMD echo fine" },
+        {
+          role: "assistant",
+          text: "",
+          toolCalls: [{ toolCallId: callId, toolName: "shell", input: { command: "/bin/bash -lc 'echo fine'", cwd: a.env.workDir } }],
+          toolResults: [{ toolCallId: callId, output: "fine\n", isError: false }],
+        },
+        { role: "assistant", text: first.text },
+        { role: "user", text: "the second turn" },
+        { role: "assistant", text: second.text },
+      ]);
+      for (const message of page.messages) {
+        expect(message.at).toBeInstanceOf(Date);
+        expect(message.id).toEqual(expect.any(String));
+      }
+
+      for (const limit of [1, 2, 3]) {
+        const sizes: number[] = [];
+        const paged: SessionMessage[] = [];
+        let cursor: string | undefined;
+        do {
+          const next = await a.agent.getSessionMessages(sessionId, { limit, ...(cursor ? { cursor } : {}) });
+          sizes.push(next.messages.length);
+          paged.push(...next.messages);
+          cursor = next.nextCursor;
+        } while (cursor);
+        expect(paged).toEqual(page.messages);
+        expect(sizes.every((size) => size > 0 && size <= limit)).toBe(true);
+        expect(sizes.slice(0, -1).every((size) => size === limit)).toBe(true);
+      }
+    });
+
+    it("a thread codex exec made reads the same; a wrong id is ErrResumeRejected; a bad cursor is refused", async () => {
+      const s = await server();
+      const a = await codexHost(s, new MemoryThreadStore(), track, transport);
+      const b = await codexHost(s, new MemoryThreadStore(), track, transport);
+      const theirs = await cliThread(b.env, "made by hand");
+      const read = await b.agent.getSessionMessages(theirs);
+      expect(said(read.messages)).toEqual([
+        { role: "user", text: "made by hand" },
+        { role: "assistant", text: expect.stringContaining('first user text: "made by hand"') },
+      ]);
+      for (const wrong of [theirs, "019b0000-0000-7000-8000-000000000000", "not-a-thread-id"]) {
+        const err = await failure(a.agent.getSessionMessages(wrong));
+        expect(isError(err, ErrResumeRejected)).toBe(true);
+      }
+      const err = await failure(b.agent.getSessionMessages(theirs, { cursor: "not-a-cursor" }));
+      expect(findError(err, InvalidOptionError)).toMatchObject({ subject: "getSessionMessages query", field: "cursor" });
+    });
+  },
+);
