@@ -29,9 +29,11 @@ export interface ApprovalPolicy extends ApprovalModes {
   readonly onTimeout?: ApprovalFallback;
   /**
    * After a deny: `abort` (RunError `approval_denied`), `continue`, `retry`. Default `continue`.
-   * Applies to the host's denials and to `auto_deny` of the other kinds, never to an elicitation
-   * declined by `auto_deny` (the default or set explicitly): the MCP server gets the decline and the
-   * run goes on. To stop a run on an elicitation, set `elicitation: "ask"` and deny it.
+   * Applies to the host's denials and to `auto_deny` of `permission` and `plan_review`, never to a
+   * question or an elicitation declined by `auto_deny` (the default or set explicitly): the model
+   * reads the declined question, the MCP server gets the decline, and the run goes on, so a run
+   * whose host never configured questions is not ended by the model asking one. To stop a run on
+   * one, set `question: "ask"` (or `elicitation: "ask"`) and deny it.
    */
   readonly onReject?: ApprovalFallback;
   /** Extra asks for `retry`, >= 0. Default 3. */
