@@ -223,7 +223,10 @@ export class HookRunner {
     }
   }
 
-  /** `call`, or a `DriverError` `TIMEOUT` once it has not settled within the hook timeout; the timer ends with it. */
+  /**
+   * `call`, or a `DriverError` `TIMEOUT` (no cause; the message says how long) once it has not
+   * settled within the hook timeout; the timer ends with it.
+   */
   #bounded<T>(call: Promise<T>, name: keyof RunHooks): Promise<T> {
     if (this.#timeoutMs === Infinity) return call;
     let timer: NodeJS.Timeout | undefined;
@@ -234,7 +237,8 @@ export class HookRunner {
             op: "hook",
             device: `hooks.${name}`,
             code: ErrCode.Timeout,
-            cause: `did not settle within hookTimeoutMs=${this.#timeoutMs}`,
+            // The reason is the message's detail, not a cause: every cause on the chain is an Error.
+            detail: `did not settle within hookTimeoutMs=${this.#timeoutMs}`,
           }),
         );
       }, this.#timeoutMs);

@@ -180,7 +180,8 @@ export type HookResult<V> = V | Promise<V>;
  * (`hook <name> failed`) whose cause is the hook's error, an `InvalidOptionError` (field
  * `hooks.<name>`) for a malformed verdict, or a `FeatureUnsupportedError` for a verdict the agent
  * cannot carry. So does a hook that has not settled within the run's `hookTimeoutMs` (default
- * 60 s): the cause is then a `DriverError` `TIMEOUT` (op `hook`, device `hooks.<name>`). Hooks of
+ * 60 s): the cause is then a `DriverError` `TIMEOUT` (op `hook`, device `hooks.<name>`, the bound in
+ * its message, no cause of its own). Hooks of
  * one run are called one at a time, in the order the agent reaches them.
  */
 export interface RunHooks {
