@@ -132,8 +132,8 @@ export interface SharedRunOptions {
    * bound: a hook that has not settled by then fails the run as a throwing hook does (an
    * `AdaptorError` `hook <name> failed` whose cause is a `DriverError` `TIMEOUT`, op `hook`,
    * device `hooks.<name>`, the bound in its message and no cause of its own; a pending tool call
-   * is denied). As the Claude Agent SDK's per-hook
-   * `timeout`, for every hook of the run. Default: 60,000.
+   * is denied). As the Claude Agent SDK's per-hook `timeout`, for every hook of the run.
+   * Default: 60,000.
    */
   readonly hookTimeoutMs?: number;
   /**
