@@ -73,6 +73,31 @@ describe("claude approvals and policy on the real binary", () => {
     expect(toolResult?.content).toContain("SQLite");
   });
 
+  it.each([
+    ["unset", {}],
+    ["set to auto_deny", { question: "auto_deny" as const }],
+  ])(
+    "question mode %s with onReject abort: AskUserQuestion is declined, the model reads it and the run completes (onReject is for the host's denials)",
+    async (_name, modes) => {
+      h = await harness([askDatabase, echoToolResult("AskUserQuestion")]);
+      const asked: string[] = [];
+      const stream = h.agent.stream("please pick a database", {
+        policy: { approvals: { ...modes, onReject: "abort" } },
+        onApproval: (request) => {
+          asked.push(request.kind);
+          request.deny("asked");
+        },
+      });
+      const events = await collect(stream);
+      const result = await stream.result();
+      expect(result.status).toBe("completed");
+      expect(result.text).toContain("AskUserQuestion said (error)");
+      expect(asked).toEqual([]);
+      const resolved = events.flatMap((e) => (e.type === "notice" && e.kind === "approval.resolved" ? [e.data] : []));
+      expect(resolved).toEqual([expect.objectContaining({ kind: "question", outcome: "denied", auto: true })]);
+    },
+  );
+
   it("ExitPlanMode becomes a plan review: approved, then rejected with the reason reaching the model", async () => {
     // ExitPlanMode only asks in plan mode, so the scripted model enters it first.
     h = await harness([

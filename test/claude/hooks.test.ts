@@ -142,6 +142,87 @@ describe("hooks (real binary)", { timeout: 180_000 }, () => {
     expect(result.text).toContain("no writes here");
   });
 
+  it("several matcher groups: each goes to the CLI as its own matcher; the groups a call matches are called in order, the first deny wins (later groups not called), else the last updatedInput runs, and every additionalContext reaches the model", async () => {
+    let workDir = "";
+    h = await harness([
+      {
+        when: whenUserSays("list then write"),
+        reply: { toolUse: { name: "Bash", input: { command: "echo proposed", description: "List" } } },
+      },
+      {
+        when: whenToolResult("Bash"),
+        reply: () => ({ toolUse: { name: "Write", input: { file_path: join(workDir, "out.txt"), content: "hi" } } }),
+      },
+      { when: whenToolResult("Write"), reply: (view) => ({ text: `write said: ${String(view.lastToolResult?.content)}` }) },
+    ]);
+    workDir = h.env.workDir;
+    // The groups the CLI asks the host about (each hook_callback names its group).
+    const asked: string[] = [];
+    const driver = claude({ cwd: workDir, env: h.env.env, inheritEnv: false, model: "claude-sonnet-4-5" });
+    const recording = new Proxy(driver, {
+      get(target, key) {
+        if (key === "run")
+          return (request: DriverRequest, sink: DriverSink, signal: AbortSignal) =>
+            target.run(
+              request,
+              {
+                ...sink,
+                hook: (ask: HookAsk) => {
+                  if (ask.point === "beforeToolCall" || ask.point === "afterToolCall")
+                    asked.push(`${ask.point} ${ask.toolName} ${ask.group}`);
+                  return sink.hook!(ask);
+                },
+              },
+              signal,
+            );
+        const value = Reflect.get(target, key, target) as unknown;
+        return typeof value === "function" ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+      },
+    });
+    const agent = new Agent(recording);
+    const called: string[] = [];
+    const result = await agent.run("list then write", {
+      policy: approveAll,
+      hooks: {
+        beforeToolCall: [
+          { matcher: "Write", hook: (call) => (called.push(`0 ${call.toolName}`), { deny: "no writes (group 0)" }) },
+          {
+            matcher: "Bash|Write",
+            hook: (call) => (called.push(`1 ${call.toolName}`), { updatedInput: { command: "echo from-group-1", description: "List" } }),
+          },
+          (call) => {
+            called.push(`2 ${call.toolName}`);
+            return { updatedInput: { command: "echo from-group-2", description: "List" } };
+          },
+        ],
+        afterToolCall: [
+          { matcher: "Bash", hook: () => ({ additionalContext: "context-of-group-0" }) },
+          () => ({ additionalContext: "context-of-group-1" }),
+        ],
+      },
+    });
+    await agent.close();
+    expect([...asked].sort()).toEqual(
+      [
+        "beforeToolCall Bash 1",
+        "beforeToolCall Bash 2",
+        "afterToolCall Bash 0",
+        "afterToolCall Bash 1",
+        "beforeToolCall Write 0",
+        "beforeToolCall Write 1",
+        "beforeToolCall Write 2",
+      ].sort(),
+    );
+    expect(called).toEqual(["1 Bash", "2 Bash", "0 Write"]);
+    const afterBash = h.server.requests.find((request) => request.view.lastToolResult?.toolName === "Bash");
+    expect(afterBash?.view.lastToolResult?.content).toContain("from-group-2");
+    const sent = lastMessageText(afterBash?.body);
+    expect(sent).toContain("context-of-group-0");
+    expect(sent).toContain("context-of-group-1");
+    expect(existsSync(join(workDir, "out.txt"))).toBe(false);
+    expect(result.text).toContain("no writes (group 0)");
+  });
+
   it("afterToolCall: sees the tool's result, and its additionalContext reaches the next model request", async () => {
     let workDir = "";
     h = await harness([

@@ -41,6 +41,7 @@ export type {
   BeforeToolCallHook,
   AfterToolCallHook,
   MatchedToolHook,
+  ToolHookOption,
   ObserveVerdict,
   BeforeToolCallVerdict,
   ContextVerdict,

@@ -244,7 +244,7 @@ describe("hooks", () => {
       hooks: { beforeToolCall: { matcher: "Agent", hook: (call) => void seen.push(call.toolName) }, onStop: () => undefined },
     });
     expect(driver.requests[0]!.hooks).toEqual(["beforeToolCall", "stop"]);
-    expect(driver.requests[0]!.hookMatchers).toEqual({ beforeToolCall: "Agent" });
+    expect(driver.requests[0]!.hookMatchers).toEqual({ beforeToolCall: ["Agent"] });
     expect(seen).toEqual(["Task"]);
   });
 
@@ -269,6 +269,83 @@ describe("hooks", () => {
     // A regular expression is found anywhere in the agent's name of the tool (a host tool's wire name).
     await new Agent(driver).run("p", { hooks: { beforeToolCall: { matcher: "^mcp__|^Bash$", hook } } });
     expect(seen).toEqual(["Bash/Bash", "mcp__github__get_issue/mcp__github__get_issue", "mcp__adaptor__lookup/mcp__adaptor__lookup"]);
+  });
+
+  it("several matcher groups on a driver that does not take matchers: the groups a call matches are called in order; the first deny wins and later groups are not called; else the last updatedInput and every additionalContext", async () => {
+    const answers: HookAnswer[] = [];
+    const driver = hookedDriver(ALL, async (_request, sink) => {
+      for (const toolName of ["Bash", "Write", "Read"])
+        answers.push(await sink.hook!({ point: "beforeToolCall", toolCallId: `t-${toolName}`, toolName, input: { proposed: true } }));
+      answers.push(await sink.hook!({ point: "afterToolCall", toolName: "Bash", input: {}, output: "out", isError: false }));
+      return { text: "ok" };
+    });
+    const called: string[] = [];
+    const seenInputs: unknown[] = [];
+    await new Agent(driver).run("p", {
+      hooks: {
+        beforeToolCall: [
+          { matcher: "Write", hook: (call) => (called.push(`0 ${call.toolName}`), { deny: "no writes (group 0)" }) },
+          { matcher: "Bash|Write", hook: (call) => (called.push(`1 ${call.toolName}`), { updatedInput: { command: "from group 1" } }) },
+          (call) => {
+            called.push(`2 ${call.toolName}`);
+            seenInputs.push(call.input);
+            return call.toolName === "Bash" ? { updatedInput: { command: "from group 2" } } : { deny: "denied by group 2" };
+          },
+        ],
+        afterToolCall: [{ matcher: "Bash", hook: () => ({ additionalContext: "first" }) }, () => ({ additionalContext: "second" })],
+      },
+    });
+    expect(called).toEqual(["1 Bash", "2 Bash", "0 Write", "2 Read"]);
+    // Each group sees the input the agent proposed.
+    expect(seenInputs).toEqual([{ proposed: true }, { proposed: true }]);
+    expect(answers).toEqual([
+      { updatedInput: { command: "from group 2" } },
+      { deny: "no writes (group 0)" },
+      { deny: "denied by group 2" },
+      { additionalContext: "first\n\nsecond" },
+    ]);
+  });
+
+  it("several matcher groups on a driver that takes matchers: DriverRequest.hookMatchers lists one matcher per group ('*' for a bare function), and an ask naming a group calls that group only; once a group denied a call, the later groups' asks about it get no verdict", async () => {
+    const called: string[] = [];
+    const answers: HookAnswer[] = [];
+    const driver = hookedDriver(ALL, async (_request, sink) => {
+      // The agent calls each group's hook itself, for the calls its matcher names (all at once, as Claude Code does).
+      for (const group of [0, 1, 2])
+        answers.push(await sink.hook!({ point: "beforeToolCall", toolCallId: "t1", toolName: "Task", input: {}, group }));
+      answers.push(await sink.hook!({ point: "beforeToolCall", toolCallId: "t2", toolName: "Task", input: {}, group: 2 }));
+      return { text: "ok" };
+    });
+    Object.assign(driver, {
+      descriptor: { ...driver.descriptor, capabilities: { ...driver.descriptor.capabilities, hookMatchers: true } },
+    });
+    await new Agent(driver).run("p", {
+      hooks: {
+        beforeToolCall: [
+          { matcher: "Agent", hook: () => void called.push("0") },
+          { matcher: "Agent|Bash", hook: () => (called.push("1"), { deny: "group 1 says no" }) },
+          () => (called.push("2"), { updatedInput: { x: 1 } }),
+        ],
+      },
+    });
+    expect(driver.requests[0]!.hookMatchers).toEqual({ beforeToolCall: ["Agent", "Agent|Bash", "*"] });
+    expect(called).toEqual(["0", "1", "2"]);
+    expect(answers).toEqual([{}, { deny: "group 1 says no" }, {}, { updatedInput: { x: 1 } }]);
+  });
+
+  it("a tool hook array that is empty, or holds an entry that is not a hook or a valid { matcher, hook }, is an InvalidOptionError naming the entry before launch", async () => {
+    const driver = hookedDriver(ALL, async () => ({ text: "ok" }));
+    const agent = new Agent(driver);
+    const refused = async (hooks: unknown) =>
+      findError(await agent.run("p", { hooks: hooks as RunHooks }).catch((e: unknown) => e), InvalidOptionError);
+    expect(await refused({ beforeToolCall: [] })).toMatchObject({ field: "hooks.beforeToolCall" });
+    expect(await refused({ beforeToolCall: [() => undefined, { matcher: "mcp__(x", hook: () => undefined }] })).toMatchObject({
+      field: "hooks.beforeToolCall[1].matcher",
+    });
+    expect(await refused({ afterToolCall: [{ matcher: "Bash", hook: () => undefined }, "Bash"] })).toMatchObject({
+      field: "hooks.afterToolCall[1]",
+    });
+    expect(driver.requests).toEqual([]);
   });
 
   it("an observing afterToolCall with a matcher is called only for the tool results it names", async () => {

@@ -141,11 +141,36 @@ describe("policy.approvals.rules: rules known before the run", () => {
   });
 
   it("an auto mode decides before the rules, as it does before remembered ones", async () => {
-    const { decisions } = await run([bash("ls")], {
-      approvals: { permission: "auto_deny", rules: [{ toolName: "Bash", outcome: "approve" }] },
+    const { decisions, requests } = await run([bash("ls")], {
+      approvals: { permission: "auto_deny", rules: [{ toolName: "Bash", outcome: "deny", reason: "never ls" }] },
     });
     expect(decisions).toEqual([{ outcome: "deny", reason: "denied by policy" }]);
+    expect(requests).toEqual([]);
   });
+
+  it.each([
+    ["a deny rule under auto_approve", "auto_approve", "deny", "approves every call", "approves the rest"],
+    ["an approve rule under auto_deny", "auto_deny", "approve", "denies every call", "denies the rest"],
+  ] as const)(
+    "%s, which the auto mode would decide against before consulting it, is InvalidPolicyError (field approvals.rules[i].outcome) before launch, with the way out",
+    async (_name, permission, outcome, decides, hint) => {
+      const refused = await run([bash("rm -rf x")], {
+        approvals: {
+          permission,
+          rules: [
+            { toolName: "Read", outcome: permission === "auto_approve" ? "approve" : "deny" },
+            { toolName: "Bash", commandPrefix: "rm", outcome },
+          ],
+        },
+      });
+      expect(refused.launched).toBe(0);
+      expect(refused.decisions).toBeInstanceOf(InvalidPolicyError);
+      expect(refused.decisions).toMatchObject({ field: "approvals.rules[1].outcome", value: outcome });
+      const message = (refused.decisions as Error).message;
+      expect(message).toContain(`under approvals.permission "${permission}", which ${decides}`);
+      expect(message).toContain(`use permission "ask" with the rules and an onApproval that ${hint}`);
+    },
+  );
 
   it("under sandbox read_only an allow rule is InvalidPolicyError before launch; a deny rule is fine", async () => {
     const refused = await run([bash("ls")], {
@@ -189,6 +214,34 @@ describe("policy.approvals.rules: rules known before the run", () => {
     expect(refuse([{ toolName: "Bash", outcome: "approve", reason: "x" }])).toMatchObject({ field: "approvals.rules[0].reason" });
     expect(refuse([{ toolName: "Bash", outcome: "approve", scope: "run" }])).toMatchObject({ field: "approvals.rules[0].scope" });
     expect(refuse([{ toolName: "Bash", outcome: "approve" }, null])).toMatchObject({ field: "approvals.rules[1]" });
+  });
+
+  it("a rule that could never match is InvalidPolicyError: a commandPrefix holding a shell operator or expansion, a NUL in any field", () => {
+    const refuse = (rule: Record<string, unknown>) => {
+      try {
+        checkRunInput("p", { policy: { approvals: { rules: [rule] } } }, { driver: "claude" });
+      } catch (error) {
+        return error as InvalidPolicyError;
+      }
+      return undefined;
+    };
+    // A command holding any of these never matches a prefix, so a prefix holding one matches nothing.
+    for (const commandPrefix of ["npm test && npm run build", "git log | head", "ls $HOME", "cat ~/x", "echo 'a b'", "ls *.ts"]) {
+      const error = refuse({ toolName: "Bash", commandPrefix, outcome: "deny" });
+      expect(error, commandPrefix).toMatchObject({ field: "approvals.rules[0].commandPrefix", value: commandPrefix });
+      expect(error?.message).toContain("never matches a prefix");
+    }
+    for (const field of ["toolName", "command", "commandPrefix"])
+      expect(refuse({ toolName: "Bash", [field]: "ls\0-la", outcome: "approve" }), field).toMatchObject({
+        field: `approvals.rules[0].${field}`,
+      });
+    expect(refuse({ toolName: "Edit", pathPrefix: "/repo\0/src", outcome: "approve" })).toMatchObject({
+      field: "approvals.rules[0].pathPrefix",
+    });
+    expect(refuse({ toolName: "Bash", outcome: "deny", reason: "no\0" })).toMatchObject({ field: "approvals.rules[0].reason" });
+    // An exact command matches a compound command as it is, so it may hold operators.
+    expect(refuse({ toolName: "Bash", command: "npm test && npm run build", outcome: "approve" })).toBeUndefined();
+    expect(refuse({ toolName: "Bash", commandPrefix: "npm test", outcome: "approve" })).toBeUndefined();
   });
 });
 

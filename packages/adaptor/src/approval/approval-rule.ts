@@ -21,7 +21,9 @@ export interface ApprovalRule {
    * host's to weigh: `npm test --script-shell=x` matches too). A command holding a shell operator,
    * substitution, expansion or quote (`;`, `&`, `|`, `<`, `>`, a backtick, `$`, `~`, `*`, `?`, `[`,
    * `{`, `\`, `'`, `"`, a newline) never matches a prefix, so `npm test && rm -rf x` and
-   * `npm test $HOME` are asked. A prefix may not start with a variable assignment (`FOO=1`).
+   * `npm test $HOME` are asked. A prefix may not start with a variable assignment (`FOO=1`) nor
+   * hold one of those characters itself (it could never match: give the whole command as
+   * `command`); no field of a rule may hold a NUL character.
    */
   readonly commandPrefix?: string;
   /**
@@ -244,7 +246,9 @@ const RULE_KEYS: readonly string[] = ["toolName", "command", "commandPrefix", "p
 /**
  * Checks the shape of a rule (`value`, found at `field`): a plain object with a non-empty
  * `toolName`, string `command`/`commandPrefix` (not both, a prefix not starting with a variable
- * assignment) and an absolute `pathPrefix`.
+ * assignment) and an absolute `pathPrefix`; none holding a NUL character. A rule that could never
+ * match is refused too: a `commandPrefix` holding a shell operator, substitution, expansion or
+ * quote (`;`, `&`, `|`, `$`, a quote...: the commands holding one never match a prefix).
  * @returns the field at fault (`field` or `field.<name>`) and why, or undefined.
  */
 export function ruleShapeError(value: unknown, field: string): { readonly field: string; readonly reason: string } | undefined {
@@ -259,8 +263,17 @@ export function ruleShapeError(value: unknown, field: string): { readonly field:
   }
   if (rule["command"] !== undefined && rule["commandPrefix"] !== undefined)
     return refuse(`${field}.commandPrefix`, "cannot be given with command (one of them)");
+  for (const name of ["toolName", "command", "commandPrefix", "pathPrefix"])
+    if (typeof rule[name] === "string" && (rule[name] as string).includes("\0"))
+      return refuse(`${field}.${name}`, "cannot hold a NUL character (no tool name, command or path the rule is compared with can)");
   if (typeof rule["commandPrefix"] === "string" && /^[A-Za-z_][A-Za-z0-9_]*=/.test(rule["commandPrefix"].trimStart()))
     return refuse(`${field}.commandPrefix`, "cannot start with a variable assignment (it would allow any command after it)");
+  const operator = typeof rule["commandPrefix"] === "string" ? SHELL_OPERATOR.exec(rule["commandPrefix"]) : null;
+  if (operator)
+    return refuse(
+      `${field}.commandPrefix`,
+      `cannot hold a shell operator, substitution, expansion or quote (${JSON.stringify(operator[0])}): a command holding one never matches a prefix, so the rule would never apply; give the whole command as command instead`,
+    );
   if (typeof rule["pathPrefix"] === "string" && !path.isAbsolute(rule["pathPrefix"]))
     return refuse(`${field}.pathPrefix`, "must be an absolute path");
   return undefined;

@@ -52,14 +52,18 @@ export function acceptEdits(
 
 /**
  * Checks `policy.approvals.rules`: an array of rules of {@link ruleShapeError}'s shape, each with an
- * `outcome` of `approve` or `deny` and, for a deny, an optional non-empty string `reason`; no
- * `approve` when `readOnly` (an allow would widen what a read-only run lets through without a
- * person, as `approve({ remember })` is refused there).
+ * `outcome` of `approve` or `deny` and, for a deny, an optional non-empty string `reason` without
+ * a NUL character; no `approve` when `readOnly` (an allow would widen what a read-only run lets
+ * through without a person, as `approve({ remember })` is refused there). Rules answer asks only,
+ * so a rule the run's `permission` mode would decide against before any rule is consulted is
+ * refused: a `deny` under `auto_approve` (the call would run) and an `approve` under `auto_deny`.
+ * @param permission - the policy's `approvals.permission`, as given (undefined when unset).
  * @returns the field at fault (e.g. `approvals.rules[0].pathPrefix`), its value and why, or undefined.
  */
 export function policyRulesError(
   rules: unknown,
   readOnly: boolean,
+  permission?: unknown,
 ): { readonly field: string; readonly value: unknown; readonly reason: string } | undefined {
   const field = "approvals.rules";
   if (!Array.isArray(rules)) return { field, value: rules, reason: "must be an array of rules" };
@@ -78,6 +82,17 @@ export function policyRulesError(
     const reason = fields["reason"];
     if (reason !== undefined && (outcome !== "deny" || typeof reason !== "string" || reason === ""))
       return { field: `${at}.reason`, value: reason, reason: "must be a non-empty string, and only with a deny" };
+    if (typeof reason === "string" && reason.includes("\0"))
+      return { field: `${at}.reason`, value: reason, reason: "cannot hold a NUL character" };
+    const decidedFirst = outcome === "deny" ? "auto_approve" : "auto_deny";
+    if (permission === decidedFirst)
+      return {
+        field: `${at}.outcome`,
+        value: outcome,
+        reason:
+          `a ${outcome} rule is never consulted under approvals.permission "${decidedFirst}", which ${outcome === "deny" ? "approves" : "denies"} every call before any rule ` +
+          `(rules answer only the calls that would be asked); use permission "ask" with the rules and an onApproval that ${outcome === "deny" ? "approves" : "denies"} the rest`,
+      };
     if (outcome === "approve" && readOnly)
       return {
         field: `${at}.outcome`,

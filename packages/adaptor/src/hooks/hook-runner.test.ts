@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from "vitest";
-import type { AdaptorError } from "@adaptor/errors";
+import { DriverError, ErrCode, type AdaptorError } from "@adaptor/errors";
 import { DEFAULT_HOOK_TIMEOUT_MS, HookRunner } from "./hook-runner.js";
 
 describe("HookRunner", () => {
@@ -39,7 +39,7 @@ describe("HookRunner", () => {
     runner.end();
   });
 
-  it("a hook call is bounded by 60 s by default, as the Claude Agent SDK's hook timeout; Infinity lifts the bound", async () => {
+  it("a hook call is bounded by 60 s by default, as the Claude Agent SDK's hook timeout, failing the run with a DriverError TIMEOUT that has no string cause; Infinity lifts the bound", async () => {
     expect(DEFAULT_HOOK_TIMEOUT_MS).toBe(60_000);
     vi.useFakeTimers();
     try {
@@ -63,6 +63,11 @@ describe("HookRunner", () => {
       expect(bounded.failures.map((e) => [e.message, (e.cause as Error).message])).toEqual([
         ["hook onPreCompact failed", "[TIMEOUT] hook: hooks.onPreCompact (did not settle within hookTimeoutMs=60000)"],
       ]);
+      // Every cause on the chain is an Error: the timeout's reason is its message, not a string cause.
+      const timeout = bounded.failures[0]!.cause;
+      expect(timeout).toBeInstanceOf(DriverError);
+      expect(timeout).toMatchObject({ code: ErrCode.Timeout, op: "hook", device: "hooks.onPreCompact" });
+      expect(Object.hasOwn(timeout as Error, "cause")).toBe(false);
       await vi.advanceTimersByTimeAsync(2 ** 31);
       expect(unbounded.failures).toEqual([]);
       expect(vi.getTimerCount()).toBe(0);

@@ -10,7 +10,7 @@ import { raceAbort, type McpServerTools } from "@adaptor/driver/kit";
 import { AdaptorError, DriverError, ErrCode, InvalidOptionError } from "@adaptor/errors";
 import { HOST_TOOL_SERVER_NAME } from "../tools/agent-tools.js";
 import { hostToolOf } from "../tools/host-tool-of.js";
-import type { HookContext, MatchedToolHook, RunHooks } from "./run-hooks.js";
+import type { AfterToolCallHook, BeforeToolCallHook, HookContext, MatchedToolHook, RunHooks, ToolHookOption } from "./run-hooks.js";
 import { matchesTool } from "./tool-matcher.js";
 
 /** The hook option of each hook point. */
@@ -40,24 +40,41 @@ export function hookPoints(hooks: RunHooks): HookPoint[] {
 /** The hook points the SDK can call a hook at by observing the run, where the agent does not wait for it. */
 export const OBSERVABLE_HOOK_POINTS: readonly HookPoint[] = ["afterToolCall", "promptSubmit", "stop"];
 
-/** A tool hook's function and its matcher (undefined: every tool). */
-export function toolHook<H>(hook: H | MatchedToolHook<H> | undefined): { hook: H | undefined; matcher: string | undefined } {
-  if (typeof hook === "object" && hook !== null) {
-    const matched = hook as MatchedToolHook<H>;
-    return { hook: matched.hook, matcher: matched.matcher };
-  }
-  return { hook: hook as H | undefined, matcher: undefined };
+/** One matcher group of a tool hook: its function and its matcher (undefined: every tool). */
+export interface ToolHookGroup<H> {
+  readonly hook: H;
+  readonly matcher: string | undefined;
 }
 
-/** The matchers of the run's tool hooks that have one. */
-export function toolHookMatchers(hooks: RunHooks): Partial<Record<ToolHookPoint, string>> {
-  const matchers: Partial<Record<ToolHookPoint, string>> = {};
+/** A tool hook option's matcher groups, in order; none when unset. */
+export function toolHookGroups<H>(option: ToolHookOption<H> | undefined): ToolHookGroup<H>[] {
+  if (option === undefined) return [];
+  const entries = (Array.isArray(option) ? option : [option]) as readonly (H | MatchedToolHook<H>)[];
+  return entries.map((entry) => {
+    if (typeof entry === "object" && entry !== null) {
+      const matched = entry as MatchedToolHook<H>;
+      return { hook: matched.hook, matcher: matched.matcher };
+    }
+    return { hook: entry, matcher: undefined };
+  });
+}
+
+/**
+ * The matchers of the run's tool hooks, per point one per group in order (`"*"` for a group
+ * without one); a point whose only group has no matcher is left out (every tool).
+ */
+export function toolHookMatchers(hooks: RunHooks): Partial<Record<ToolHookPoint, string[]>> {
+  const matchers: Partial<Record<ToolHookPoint, string[]>> = {};
   for (const point of ["beforeToolCall", "afterToolCall"] as const) {
-    const { matcher } = toolHook<unknown>(hooks[point]);
-    if (matcher !== undefined) matchers[point] = matcher;
+    const groups = toolHookGroups<unknown>(hooks[point]);
+    if (groups.length > 1 || groups.some((group) => group.matcher !== undefined))
+      matchers[point] = groups.map((group) => group.matcher ?? "*");
   }
   return matchers;
 }
+
+/** How many denied tool call ids a run's hooks keep, to answer the later groups of a denied call. */
+const DENIED_KEPT = 256;
 
 /** How long one hook call may take by default before it fails the run, in ms (the Claude Agent SDK's hook `timeout`). */
 export const DEFAULT_HOOK_TIMEOUT_MS = 60_000;
@@ -84,9 +101,10 @@ export function fallback(point: HookPoint, why: string): HookAnswer {
 /**
  * Calls one run's {@link RunHooks}: at the points the driver carries (`native`), when the driver
  * asks ({@link ask}); at the others, as the run goes by (a `tool-result` event, the prompt before
- * launch, the driver's success). A tool hook with a matcher is called only for the calls it names:
- * the agent filters them where the driver handed it the matcher (`matchersApplied`), the runner
- * does elsewhere. One hook at a time, in order. A hook that fails, answers what it may not, or has
+ * launch, the driver's success). Each matcher group of a tool hook is called only for the calls
+ * its matcher names: the agent filters them and names the group where the driver handed it the
+ * matchers (`matchersApplied`), the runner does elsewhere; the groups' verdicts combine as
+ * `ToolHookOption` says (the first deny wins). One hook at a time, in order. A hook that fails, answers what it may not, or has
  * not settled within `timeoutMs` (a `DriverError` `TIMEOUT`, op `hook`), calls `onFailure` once with an `AdaptorError` (`hook <name> failed`) whose cause says why; later
  * asks get the fallback answer (a tool call is denied) without calling the host.
  */
@@ -105,6 +123,12 @@ export class HookRunner {
   readonly #timeoutMs: number;
   /** Observed tool calls by id: their name and input, from `tool-call` events. */
   readonly #calls = new Map<string, { name: string; input: unknown }>();
+  /**
+   * The tool calls a `beforeToolCall` group denied, by id (at most {@link DENIED_KEPT}, oldest
+   * dropped first): an agent that calls each group itself (Claude Code, all at once) gets no verdict
+   * from the later groups of a denied call, which are not called, so the first deny stands.
+   */
+  readonly #denied = new Set<string>();
   /** The observed hooks called so far, in order. */
   #queue: Promise<void> = Promise.resolve();
   #failed = false;
@@ -143,7 +167,7 @@ export class HookRunner {
 
   /** Calls the observed `afterToolCall` at each `tool-result` event. Never throws. */
   observe(event: DriverEvent): void {
-    if (toolHook(this.#hooks.afterToolCall).hook === undefined || this.#native.has("afterToolCall")) return;
+    if (this.#hooks.afterToolCall === undefined || this.#native.has("afterToolCall")) return;
     if (event.type === "tool-call") {
       const known = this.#calls.get(event.id);
       if (event.phase === "start" || event.phase === "end")
@@ -192,27 +216,23 @@ export class HookRunner {
     const name = HOOK_NAMES[ask.point];
     if (this.#failed) return fallback(ask.point, "a hook of this run failed");
     if (this.#signal.aborted) return fallback(ask.point, "the run has ended");
-    if (!this.#isFor(ask, native)) return {};
     const context: HookContext = { runId: this.#runId, signal: this.#signal, native };
     try {
-      // A hook still working when the run ends is not waited for: the agent gets the fallback.
-      const verdict = await raceAbort(
-        this.#bounded(
-          Promise.resolve().then(() => this.#invoke(ask, context)),
-          name,
-        ),
-        this.#signal,
-      );
-      if (this.#signal.aborted) return fallback(ask.point, "the run has ended");
-      const answer = this.#read(ask.point, verdict);
-      if (!native && Object.keys(answer).length > 0) {
-        throw new FeatureUnsupportedError(
-          this.#driver,
-          `hooks.${name}`,
-          `its agent does not wait for this hook, so ${Object.keys(answer).join(", ")} cannot be carried (the hook can only observe)`,
-        );
+      if (ask.point !== "beforeToolCall" && ask.point !== "afterToolCall") return await this.#answer(ask, native, context, undefined);
+      // A tool hook: each matcher group the call is for, in order; the first deny stops the others.
+      const callId = ask.point === "beforeToolCall" ? ask.toolCallId : undefined;
+      if (callId !== undefined && this.#denied.has(callId)) return {};
+      const answers: HookAnswer[] = [];
+      for (const group of this.#groupsFor(ask, native)) {
+        const answer = await this.#answer(ask, native, context, group);
+        if (this.#signal.aborted) return fallback(ask.point, "the run has ended");
+        if (answer.deny !== undefined) {
+          if (callId !== undefined) this.#deniedCall(callId);
+          return answer;
+        }
+        answers.push(answer);
       }
-      return answer;
+      return combine(answers);
     } catch (error) {
       if (this.#signal.aborted) return fallback(ask.point, "the run has ended");
       if (!this.#failed) {
@@ -223,7 +243,37 @@ export class HookRunner {
     }
   }
 
-  /** `call`, or a `DriverError` `TIMEOUT` once it has not settled within the hook timeout; the timer ends with it. */
+  /**
+   * Calls the hook of `ask` (for a tool hook, the `group` one) within the hook timeout, and reads
+   * its verdict; the fallback when the run ended meanwhile.
+   * @throws what the hook threw, the timeout's `DriverError`, or why its verdict is refused.
+   */
+  async #answer(ask: HookAsk, native: boolean, context: HookContext, group: ToolHookGroup<unknown> | undefined): Promise<HookAnswer> {
+    const name = HOOK_NAMES[ask.point];
+    // A hook still working when the run ends is not waited for: the agent gets the fallback.
+    const verdict = await raceAbort(
+      this.#bounded(
+        Promise.resolve().then(() => this.#invoke(ask, context, group)),
+        name,
+      ),
+      this.#signal,
+    );
+    if (this.#signal.aborted) return fallback(ask.point, "the run has ended");
+    const answer = this.#read(ask.point, verdict);
+    if (!native && Object.keys(answer).length > 0) {
+      throw new FeatureUnsupportedError(
+        this.#driver,
+        `hooks.${name}`,
+        `its agent does not wait for this hook, so ${Object.keys(answer).join(", ")} cannot be carried (the hook can only observe)`,
+      );
+    }
+    return answer;
+  }
+
+  /**
+   * `call`, or a `DriverError` `TIMEOUT` (no cause; the message says how long) once it has not
+   * settled within the hook timeout; the timer ends with it.
+   */
   #bounded<T>(call: Promise<T>, name: keyof RunHooks): Promise<T> {
     if (this.#timeoutMs === Infinity) return call;
     let timer: NodeJS.Timeout | undefined;
@@ -234,7 +284,8 @@ export class HookRunner {
             op: "hook",
             device: `hooks.${name}`,
             code: ErrCode.Timeout,
-            cause: `did not settle within hookTimeoutMs=${this.#timeoutMs}`,
+            // The reason is the message's detail, not a cause: every cause on the chain is an Error.
+            detail: `did not settle within hookTimeoutMs=${this.#timeoutMs}`,
           }),
         );
       }, this.#timeoutMs);
@@ -242,24 +293,37 @@ export class HookRunner {
     return Promise.race([call, expired]).finally(() => clearTimeout(timer));
   }
 
-  /** False for a tool call the hook's matcher does not name, unless the agent already filtered the calls by it. */
-  #isFor(ask: HookAsk, native: boolean): boolean {
-    if (ask.point !== "beforeToolCall" && ask.point !== "afterToolCall") return true;
-    if (native && this.#matchersApplied) return true;
-    const { matcher } = toolHook<unknown>(this.#hooks[ask.point]);
-    return matcher === undefined || matchesTool(matcher, ask.toolName);
+  /** Records that a group denied the tool call `id`, forgetting the oldest beyond {@link DENIED_KEPT}. */
+  #deniedCall(id: string): void {
+    this.#denied.add(id);
+    if (this.#denied.size > DENIED_KEPT) this.#denied.delete(this.#denied.values().next().value!);
   }
 
-  #invoke(ask: HookAsk, context: HookContext): unknown {
+  /**
+   * The matcher groups a tool call is for, in order: the one the agent named (`ask.group`, where
+   * the driver handed it the matchers), every group where the agent filtered the calls without
+   * naming one, else those whose matcher names the tool.
+   */
+  #groupsFor(ask: Extract<HookAsk, { readonly point: ToolHookPoint }>, native: boolean): ToolHookGroup<unknown>[] {
+    const groups = toolHookGroups<unknown>(this.#hooks[ask.point]);
+    if (native && this.#matchersApplied) {
+      if (ask.group === undefined) return groups;
+      const named = groups[ask.group];
+      return named ? [named] : [];
+    }
+    return groups.filter((group) => group.matcher === undefined || matchesTool(group.matcher, ask.toolName));
+  }
+
+  #invoke(ask: HookAsk, context: HookContext, group: ToolHookGroup<unknown> | undefined): unknown {
     const hooks = this.#hooks;
     switch (ask.point) {
       case "beforeToolCall": {
-        const { point: _, ...call } = ask;
-        return toolHook(hooks.beforeToolCall).hook?.(this.#named(call), context);
+        const { point: _, group: _group, ...call } = ask;
+        return (group?.hook as BeforeToolCallHook | undefined)?.(this.#named(call), context);
       }
       case "afterToolCall": {
-        const { point: _, ...call } = ask;
-        return toolHook(hooks.afterToolCall).hook?.(this.#named(call), context);
+        const { point: _, group: _group, ...call } = ask;
+        return (group?.hook as AfterToolCallHook | undefined)?.(this.#named(call), context);
       }
       case "promptSubmit":
         return hooks.onPromptSubmit?.({ prompt: ask.prompt }, context);
@@ -320,4 +384,17 @@ export class HookRunner {
     if (typeof value !== "string" || value === "") throw invalid(`${key} must be a non-empty string`);
     return { [key]: value };
   }
+}
+
+/**
+ * The one answer of a tool call's matcher groups that did not deny, in order: the last
+ * `updatedInput`; every `additionalContext`, joined by a blank line.
+ */
+function combine(answers: readonly HookAnswer[]): HookAnswer {
+  const updated = answers.findLast((answer) => answer.updatedInput !== undefined)?.updatedInput;
+  const contexts = answers.flatMap((answer) => (answer.additionalContext !== undefined ? [answer.additionalContext] : []));
+  return {
+    ...(updated !== undefined ? { updatedInput: updated } : {}),
+    ...(contexts.length > 0 ? { additionalContext: contexts.join("\n\n") } : {}),
+  };
 }

@@ -163,6 +163,20 @@ export interface MatchedToolHook<H> {
   readonly hook: H;
 }
 
+/**
+ * A tool hook option: one hook (for every tool), one {@link MatchedToolHook}, or several of either
+ * as matcher groups, as the Claude Agent SDK takes several `{ matcher, hooks }` per event. Each
+ * group is called for the tool calls its matcher names (a bare function: every call), one at a
+ * time, in the order given. Their verdicts combine: before a call, the first `{ deny }` wins (the
+ * call is denied with its reason, and later groups are not called for it), else the last
+ * `{ updatedInput }` (each group sees the input the agent proposed); after a call, each group's
+ * `{ additionalContext }`, in order, joined by a blank line. On Claude Code each group's matcher
+ * is its own CLI hook matcher. An empty array, or an entry that is not a hook or a valid
+ * {@link MatchedToolHook}, is refused before launch (`InvalidOptionError`, field e.g.
+ * `hooks.beforeToolCall[1].matcher`).
+ */
+export type ToolHookOption<H> = H | MatchedToolHook<H> | readonly (H | MatchedToolHook<H>)[];
+
 /** A hook's verdict, or a promise of it. */
 export type HookResult<V> = V | Promise<V>;
 
@@ -173,14 +187,16 @@ export type HookResult<V> = V | Promise<V>;
  * Which agent carries which hook is in the README's hook table; `beforeToolCall` and the hooks of
  * the agent's life (`onSessionStart` to `onSubagentStop`) on an agent that cannot wait for them
  * are refused before launch (`FeatureUnsupportedError`, feature `hooks.<name>`). A tool hook may
- * be given with a `matcher` ({@link MatchedToolHook}) to be called for some tools only.
+ * be given with a `matcher` ({@link MatchedToolHook}) to be called for some tools only, and as an
+ * array of matcher groups ({@link ToolHookOption}), each called for the calls it names.
  *
  * A hook that throws, rejects, or returns a verdict that is malformed or that the agent cannot
  * carry ends the run: the pending tool call is denied, and the run rejects with an `AdaptorError`
  * (`hook <name> failed`) whose cause is the hook's error, an `InvalidOptionError` (field
  * `hooks.<name>`) for a malformed verdict, or a `FeatureUnsupportedError` for a verdict the agent
  * cannot carry. So does a hook that has not settled within the run's `hookTimeoutMs` (default
- * 60 s): the cause is then a `DriverError` `TIMEOUT` (op `hook`, device `hooks.<name>`). Hooks of
+ * 60 s): the cause is then a `DriverError` `TIMEOUT` (op `hook`, device `hooks.<name>`, the bound in
+ * its message, no cause of its own). Hooks of
  * one run are called one at a time, in the order the agent reaches them.
  */
 export interface RunHooks {
@@ -189,12 +205,12 @@ export interface RunHooks {
    * the reason as the call's result), `{ updatedInput }` to run it with another input (the
    * approval policy still applies to the edited call), or nothing to let it go on. Native only.
    */
-  readonly beforeToolCall?: BeforeToolCallHook | MatchedToolHook<BeforeToolCallHook>;
+  readonly beforeToolCall?: ToolHookOption<BeforeToolCallHook>;
   /**
    * After each tool call (with a matcher, each call it names), with its result. Native: return `{ additionalContext }` for the model to
    * read with the result. Observed: called at the event stream's `tool-result`.
    */
-  readonly afterToolCall?: AfterToolCallHook | MatchedToolHook<AfterToolCallHook>;
+  readonly afterToolCall?: ToolHookOption<AfterToolCallHook>;
   /**
    * When the run's prompt is submitted to the agent. Native: the agent waits for it before it sends the prompt to its model,
    * and `{ additionalContext }` reaches the model with the prompt. Observed: before the agent starts.

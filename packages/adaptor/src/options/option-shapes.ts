@@ -32,13 +32,21 @@ const subagent: OptionCheck = (value, field, subject) => {
 const toolHook: OptionCheck = (value, field, subject) => {
   if (typeof value === "function") return;
   if (typeof value !== "object" || value === null || Array.isArray(value))
-    throw new InvalidOptionError({ subject, field, reason: "must be a function or { matcher, hook }" });
+    throw new InvalidOptionError({ subject, field, reason: "must be a function, { matcher, hook }, or an array of them" });
   is.shape({ matcher: is.string(), hook: is.func() })(value, field, subject);
   const { matcher, hook } = value as { matcher?: string; hook?: unknown };
   if (hook === undefined) throw new InvalidOptionError({ subject, field: `${field}.hook`, reason: "is required" });
   if (matcher === undefined) throw new InvalidOptionError({ subject, field: `${field}.matcher`, reason: "is required" });
   const problem = matcherProblem(matcher);
   if (problem !== undefined) throw new InvalidOptionError({ subject, field: `${field}.matcher`, reason: problem });
+};
+
+/** A tool hook option: one {@link toolHook}, or a non-empty array of them (matcher groups, in order). */
+const toolHooks: OptionCheck = (value, field, subject) => {
+  if (!Array.isArray(value)) return toolHook(value, field, subject);
+  if (value.length === 0)
+    throw new InvalidOptionError({ subject, field, reason: "must hold at least one hook or { matcher, hook } (leave it unset for none)" });
+  value.forEach((entry: unknown, index) => toolHook(entry, `${field}[${index}]`, subject));
 };
 
 /** A non-empty absolute path. */
@@ -97,8 +105,8 @@ const SHARED: OptionShape = {
   ),
   hooks: is.shape(
     {
-      beforeToolCall: toolHook,
-      afterToolCall: toolHook,
+      beforeToolCall: toolHooks,
+      afterToolCall: toolHooks,
       onPromptSubmit: is.func(),
       onStop: is.func(),
       onSessionStart: is.func(),

@@ -139,8 +139,9 @@ export interface SharedRunOptions {
    * How long one call of a `hooks` hook may take, in ms, in [0, 2^31-1] or `Infinity` for no
    * bound: a hook that has not settled by then fails the run as a throwing hook does (an
    * `AdaptorError` `hook <name> failed` whose cause is a `DriverError` `TIMEOUT`, op `hook`,
-   * device `hooks.<name>`; a pending tool call is denied). As the Claude Agent SDK's per-hook
-   * `timeout`, for every hook of the run. Default: 60,000.
+   * device `hooks.<name>`, the bound in its message and no cause of its own; a pending tool call
+   * is denied). As the Claude Agent SDK's per-hook `timeout`, for every hook of the run.
+   * Default: 60,000.
    */
   readonly hookTimeoutMs?: number;
   /**

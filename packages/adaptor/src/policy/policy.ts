@@ -29,9 +29,11 @@ export interface ApprovalPolicy extends ApprovalModes {
   readonly onTimeout?: ApprovalFallback;
   /**
    * After a deny: `abort` (RunError `approval_denied`), `continue`, `retry`. Default `continue`.
-   * Applies to the host's denials and to `auto_deny` of the other kinds, never to an elicitation
-   * declined by `auto_deny` (the default or set explicitly): the MCP server gets the decline and the
-   * run goes on. To stop a run on an elicitation, set `elicitation: "ask"` and deny it.
+   * Applies to the host's denials and to `auto_deny` of `permission` and `plan_review`, never to a
+   * question or an elicitation declined by `auto_deny` (the default or set explicitly): the model
+   * reads the declined question, the MCP server gets the decline, and the run goes on, so a run
+   * whose host never configured questions is not ended by the model asking one. To stop a run on
+   * one, set `question: "ask"` (or `elicitation: "ask"`) and deny it.
    */
   readonly onReject?: ApprovalFallback;
   /** Extra asks for `retry`, >= 0. Default 3. */
@@ -42,11 +44,15 @@ export interface ApprovalPolicy extends ApprovalModes {
    * answers it: same matching (a path rule's folder resolved at the run's start), same notices
    * (`approval.requested` and `approval.resolved` with `data.rule`), a deny rule winning over an
    * allow rule. They apply where the ask would go to the host (`permission` `ask` or unset); an
-   * auto mode decides first. A command rule matches in any working directory and environment (a
+   * auto mode decides first, so a `deny` rule under `permission: "auto_approve"` (the call would
+   * run) and an `approve` rule under `auto_deny` are refused (`InvalidPolicyError`, field
+   * `approvals.rules[i].outcome`): give `permission: "ask"` with the rules and an `onApproval`
+   * that answers the rest. A command rule matches in any working directory and environment (a
    * remembered one only in the answered ask's). Never written to a CLI's settings: the CLI asks,
    * the SDK answers. `acceptEdits(cwd)` gives the rules of "accept edits". Default: none. An
-   * invalid rule, or an `approve` rule under `sandbox: "read_only"`, is `InvalidPolicyError`
-   * (field e.g. `approvals.rules[0].pathPrefix`).
+   * invalid rule, one that could never match (a `commandPrefix` holding a shell operator,
+   * expansion or quote; a NUL character in any field), or an `approve` rule under
+   * `sandbox: "read_only"`, is `InvalidPolicyError` (field e.g. `approvals.rules[0].pathPrefix`).
    */
   readonly rules?: readonly ApprovalPolicyRule[];
 }

@@ -64,7 +64,8 @@ function toRunPolicy(policy: Policy): RunPolicy {
 
 /**
  * Checks a policy's shape and values, whatever the driver: an object of known fields, each value
- * in its domain (`approvals.rules`: each a valid rule, no allow under `read_only`). Capabilities and approval modes depend on the driver and are checked by
+ * in its domain (`approvals.rules`: each a valid rule that can match, no allow under `read_only`, no
+ * rule its `permission` auto mode decides against first). Capabilities and approval modes depend on the driver and are checked by
  * {@link checkPolicy}.
  * @param driver - the driver type named by the error.
  * @throws InvalidPolicyError naming the field: an unknown field, a value out of its domain.
@@ -111,7 +112,7 @@ export function checkPolicyDomain(driver: string, policy: unknown): asserts poli
   const retries = approvals.maxRetries;
   if (retries !== undefined && !(Number.isInteger(retries) && retries >= 0)) invalid("approvals.maxRetries", retries);
   if (approvals.rules !== undefined) {
-    const fault = policyRulesError(approvals.rules, p.sandbox === "read_only");
+    const fault = policyRulesError(approvals.rules, p.sandbox === "read_only", approvals.permission);
     if (fault) {
       const error = new InvalidPolicyError(
         driver,

@@ -150,9 +150,10 @@ export class ApprovalBroker {
     if (mode === "auto_approve" && ask.kind !== "question" && ask.kind !== "elicitation") return this.#auto(ask, { outcome: "approve" });
     if (mode === "auto_deny") {
       const decision = this.#auto(ask, { outcome: "deny", reason: "denied by policy" });
-      // A declined elicitation is an answer MCP servers handle (the peer SDKs decline silently):
-      // `onReject` is for denials of calls, never for this mode's declines, default or set.
-      if (settings.onReject === "abort" && ask.kind !== "elicitation")
+      // A declined elicitation is an answer MCP servers handle (the peer SDKs decline silently), and
+      // a declined question one the model reads and goes on from: `onReject` is for denials of
+      // calls and plans, never for this mode's declines of those two kinds, default or set.
+      if (settings.onReject === "abort" && ask.kind !== "elicitation" && ask.kind !== "question")
         this.#fail("approval_denied", `${ask.title}: denied by policy`, ask, 1);
       return decision;
     }

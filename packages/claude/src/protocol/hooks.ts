@@ -18,23 +18,32 @@ const EVENTS: Readonly<Record<HookPoint, readonly string[]>> = {
   subagentStop: ["SubagentStop"],
 };
 
-/** The callback id of the host hook registered for `event`. */
-const callbackId = (event: string): string => `adaptor_hook_${event}`;
+/**
+ * The callback id of the host hook registered for `event`: `adaptor_hook_<event>`, and for a tool
+ * hook's matcher group after the first `adaptor_hook_<event>:<group>`.
+ */
+const callbackId = (event: string, group = 0): string => `adaptor_hook_${event}${group > 0 ? `:${group}` : ""}`;
 
 /**
- * The `hooks` of an `initialize` request: one matcher per CLI event of `points`; a tool event's
- * for the tools its `matchers` entry names (the CLI applies it to its own tool names), else for
- * every tool (`*`).
+ * The `hooks` of an `initialize` request: one matcher per CLI event of `points`, but for a tool
+ * event one per matcher group of its `matchers` entry, in order, each with its own callback id (the
+ * CLI applies each to its own tool names and calls the group's callback for the calls it names);
+ * a tool event without an entry has one group for every tool (`*`).
  */
 export function hookRegistrations(
   points: readonly HookPoint[],
-  matchers: Readonly<Partial<Record<ToolHookPoint, string>>> = {},
+  matchers: Readonly<Partial<Record<ToolHookPoint, readonly string[]>>> = {},
 ): Record<string, { matcher?: string; hookCallbackIds: string[] }[]> {
   const hooks: Record<string, { matcher?: string; hookCallbackIds: string[] }[]> = {};
   for (const point of points) {
     for (const event of EVENTS[point]) {
-      const toolEvent = point === "beforeToolCall" || point === "afterToolCall";
-      hooks[event] = [{ ...(toolEvent ? { matcher: matchers[point] ?? "*" } : {}), hookCallbackIds: [callbackId(event)] }];
+      if (point === "beforeToolCall" || point === "afterToolCall") {
+        const groups = matchers[point] ?? ["*"];
+        hooks[event] = groups.map((matcher, group) => ({
+          matcher: matcher === "" ? "*" : matcher,
+          hookCallbackIds: [callbackId(event, group)],
+        }));
+      } else hooks[event] = [{ hookCallbackIds: [callbackId(event)] }];
     }
   }
   return hooks;
@@ -74,12 +83,15 @@ function sessionSource(value: unknown): "startup" | "resume" | "clear" | "compac
 /** A host hook the CLI calls, read from a `hook_callback` control request; undefined for any other callback. */
 export function readHookCallback(callbackIdValue: unknown, input: unknown): { event: string; ask: HookAsk } | undefined {
   if (typeof callbackIdValue !== "string" || !callbackIdValue.startsWith("adaptor_hook_")) return undefined;
-  const event = callbackIdValue.slice("adaptor_hook_".length);
+  const [event = "", groupText] = callbackIdValue.slice("adaptor_hook_".length).split(":");
+  const group = groupText === undefined ? 0 : Number(groupText);
+  if (!Number.isSafeInteger(group) || group < 0) return undefined;
   const fields = (typeof input === "object" && input !== null ? input : {}) as HookCallbackInput;
   const tool = {
     ...(typeof fields.tool_use_id === "string" ? { toolCallId: fields.tool_use_id } : {}),
     toolName: typeof fields.tool_name === "string" ? fields.tool_name : "",
     input: fields.tool_input,
+    group,
   };
   switch (event) {
     case "PreToolUse":

@@ -193,7 +193,8 @@ export class ClaudeSession implements PooledProcess {
    * @param askForEveryTool - register the `PreToolUse` hook that makes the CLI ask the host for
    * every tool call (written before the first prompt, so it covers every turn of the process).
    * @param hooks - the hook points whose CLI hooks call the host's (`DriverSink.hook`), registered the same way.
-   * @param hookMatchers - the tools a tool hook of `hooks` is for (the CLI's matcher); absent: every tool.
+   * @param hookMatchers - per tool hook point of `hooks`, its groups' matchers in order (each the CLI's
+   *   own hook matcher); a point absent here has one group, for every tool.
    */
   constructor(
     proc: CliProcess,
@@ -203,7 +204,7 @@ export class ClaudeSession implements PooledProcess {
     freshSession: boolean,
     askForEveryTool = false,
     hooks: readonly HookPoint[] = [],
-    hookMatchers: Readonly<Partial<Record<ToolHookPoint, string>>> = {},
+    hookMatchers: Readonly<Partial<Record<ToolHookPoint, readonly string[]>>> = {},
   ) {
     this.proc = proc;
     this.#launch = launch;
@@ -230,7 +231,7 @@ export class ClaudeSession implements PooledProcess {
   /** The hook points registered with the process's `initialize` request. */
   readonly #hooks: readonly HookPoint[];
   /** The matchers of the tool hooks of {@link #hooks}. */
-  readonly #hookMatchers: Readonly<Partial<Record<ToolHookPoint, string>>>;
+  readonly #hookMatchers: Readonly<Partial<Record<ToolHookPoint, readonly string[]>>>;
 
   /** Register the every-tool `PreToolUse` hook with the process's `initialize` request (`askForEveryTool`, or an ask / auto_deny run). */
   readonly #askHook: boolean;

@@ -152,9 +152,10 @@ export interface DriverCapabilities {
    */
   readonly hooks?: readonly HookPoint[];
   /**
-   * True when the driver hands its CLI a tool hook's matcher (`DriverRequest.hookMatchers`), so
-   * the CLI stops only for the calls the hook is for. Absent or false: the SDK filters the calls
-   * itself before calling the hook.
+   * True when the driver hands its CLI a tool hook's matchers, one hook matcher per group
+   * (`DriverRequest.hookMatchers`), so the CLI stops only for the calls a group is for and names
+   * that group in its ask (`HookAsk.group`). Absent or false: the SDK filters the calls itself
+   * before calling each group's hook.
    */
   readonly hookMatchers?: boolean;
   /**

@@ -32,6 +32,12 @@ export type HookAsk =
       readonly toolName: string;
       /** The input the agent proposes. */
       readonly input: unknown;
+      /**
+       * The matcher group the agent stopped for: an index into `DriverRequest.hookMatchers[point]`,
+       * set by a driver that hands its CLI one matcher per group. Absent: every group whose
+       * matcher names the tool.
+       */
+      readonly group?: number;
     }
   | {
       readonly point: "afterToolCall";
@@ -44,6 +50,8 @@ export type HookAsk =
       readonly output: unknown;
       /** True when the tool failed. */
       readonly isError: boolean;
+      /** The matcher group the agent called the hook for, as for `beforeToolCall`. */
+      readonly group?: number;
     }
   | {
       readonly point: "promptSubmit";

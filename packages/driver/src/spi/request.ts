@@ -150,12 +150,15 @@ export interface DriverRequest {
    */
   readonly hooks?: readonly HookPoint[];
   /**
-   * The tool names a tool hook in {@link hooks} is for, as the host's `matcher` gives them (a
-   * name, names joined by `|`, or a regular expression, matched against the tool's name as the
-   * CLI knows it); a point absent here is for every tool. Sent only to a driver whose descriptor
-   * declares `hookMatchers`: its CLI then calls the hook for the matching calls only. A spawn input.
+   * The matcher groups of a tool hook in {@link hooks}, in the host's order: per group, the tool
+   * names it is for as the host's `matcher` gives them (a name, names joined by `|`, or a regular
+   * expression, matched against the tool's name as the CLI knows it; `"*"` for every tool). A
+   * point absent here has one group, for every tool. Sent only to a driver whose descriptor
+   * declares `hookMatchers`: it registers each group's matcher with its CLI as its own hook
+   * matcher, and its `DriverSink.hook` asks name the group the CLI called (`HookAsk.group`). A
+   * spawn input.
    */
-  readonly hookMatchers?: Readonly<Partial<Record<ToolHookPoint, string>>>;
+  readonly hookMatchers?: Readonly<Partial<Record<ToolHookPoint, readonly string[]>>>;
   /** Host metadata, passed through for logging. */
   readonly metadata?: Readonly<Record<string, unknown>>;
   /**
