@@ -173,40 +173,6 @@ describe("OutputTail over several blocks", () => {
     expect(tail.take()).toEqual({ text: "", bytes: 7, truncated: true });
   });
 
-  it("once the pool goes above the bound, the tails written before it spill too, oldest first, until the pool is within it again", () => {
-    const B = OUTPUT_BLOCK_BYTES;
-    const bytes = (fill: string, n: number) => Buffer.from(fill.repeat(n));
-    const pool = new OutputBlockPool();
-    const options = { pool, spillAboveBytes: 3 * B };
-    const [first, second, third] = [new OutputTail(100 * B, options), new OutputTail(100 * B, options), new OutputTail(100 * B, options)];
-    first.push(bytes("a", 2 * B + 10)); // 3 blocks, within the bound: kept in memory
-    third.push(bytes("c", 10)); // 4 blocks: third has no full block to spill
-    second.push(bytes("b", B + 10)); // 6 blocks: second spills its full block (5), then first its two (3)
-    expect([first.blocks, first.spilledBlocks, second.blocks, second.spilledBlocks, third.blocks]).toEqual([1, 2, 1, 1, 1]);
-    expect(pool.blocksInUse).toBe(3);
-    expect(first.take().text).toBe("a".repeat(2 * B + 10));
-    expect(second.take().text).toBe("b".repeat(B + 10));
-    expect(third.take().text).toBe("c".repeat(10));
-    expect(pool.blocksInUse).toBe(0);
-    expect(spillFiles()).toEqual([]);
-  });
-
-  it("a finished window kept in memory stays there when the pool later goes above the bound", () => {
-    const B = OUTPUT_BLOCK_BYTES;
-    const pool = new OutputBlockPool();
-    const options = { pool, spillAboveBytes: 2 * B };
-    const done = new OutputTail(100 * B, options);
-    const other = new OutputTail(100 * B, options);
-    done.push(Buffer.from("d".repeat(B + 10))); // 2 blocks, within the bound
-    const kept = done.takeKept();
-    other.push(Buffer.from("o".repeat(2 * B + 10))); // 5 blocks: other spills its two; the finished window is not touched
-    expect([other.blocks, other.spilledBlocks, pool.blocksInUse]).toEqual([1, 2, 3]);
-    expect(kept.output.holdsFile).toBe(false);
-    expect(kept.output.text).toBe("d".repeat(B + 10));
-    expect(other.take().text).toBe("o".repeat(2 * B + 10));
-    expect(pool.blocksInUse).toBe(0);
-  });
-
   it("by default one run's windows stay in memory (a full 1 MiB stdout window and 60 KiB of stderr kept twice), and the next process's output spills", () => {
     const pool = new OutputBlockPool();
     const MiB = 1024 * 1024;

@@ -70,35 +70,6 @@ export function keptOutputFiles(): number {
   return keptFiles;
 }
 
-/**
- * Per pool, the stores of windows being written (not finished) that hold more than one block in
- * memory, oldest first: when the pool goes above a tail's spill bound, the tail written to spills
- * them too (see {@link spillIdle}).
- */
-const inMemory = new WeakMap<OutputBlockPool, Set<Store>>();
-
-function inMemoryOf(pool: OutputBlockPool): Set<Store> {
-  let stores = inMemory.get(pool);
-  if (stores === undefined) inMemory.set(pool, (stores = new Set()));
-  return stores;
-}
-
-/**
- * Moves the full blocks of the pool's windows kept in memory to their spill files, oldest first,
- * until the pool is back within `above` bytes of blocks in use: windows written before the pool
- * went above it (the first of many concurrent runs) would otherwise keep theirs in memory for as
- * long as they are not written to again, such as a whole wait for an approval.
- */
-function spillIdle(pool: OutputBlockPool, above: number): void {
-  const stores = inMemory.get(pool);
-  if (stores === undefined) return;
-  for (const store of stores) {
-    if (pool.blocksInUse * OUTPUT_BLOCK_BYTES <= above) return;
-    stores.delete(store);
-    if (store.blocks.length > 1) spill(store, false);
-  }
-}
-
 /** Gives back the blocks and closes the spill file of a store collected while still holding some. */
 const abandoned = new FinalizationRegistry<Store>((store) => releaseStore(store));
 
@@ -108,7 +79,6 @@ function newStore(pool: OutputBlockPool, slots: number): Store {
 
 /** Releases `store`'s blocks and closes its spill file; it then keeps nothing. */
 function releaseStore(store: Store): void {
-  inMemory.get(store.pool)?.delete(store);
   for (const block of store.blocks.splice(0)) store.pool.release(block);
   if (store.fd !== undefined) {
     try {
@@ -286,9 +256,7 @@ export interface OutputTailOptions {
   readonly pool?: OutputBlockPool;
   /**
    * When the pool has more than this many bytes of blocks in use, a tail that is written to moves
-   * its full blocks (all but the one being written) to a spill file, and so do, until the pool is
-   * within the bound again, the other tails of the pool still being written whose full blocks are in
-   * memory (oldest first; a finished window's are left where they are); default
+   * its full blocks (all but the one being written) to a spill file; default
    * {@link DEFAULT_SPILL_ABOVE_BYTES}. 0 spills every full block.
    */
   readonly spillAboveBytes?: number;
@@ -397,12 +365,7 @@ export class OutputTail {
       written += n;
       store.kept += n;
     }
-    if (store.blocks.length > 1 && !this.#spillFailed) {
-      if (this.#spilling()) {
-        this.#spillFailed = !spill(store, false);
-        spillIdle(this.#pool, this.#spillAbove);
-      } else inMemoryOf(this.#pool).add(store);
-    }
+    if (store.blocks.length > 1 && !this.#spillFailed && this.#spilling()) this.#spillFailed = !spill(store, false);
   }
 
   /** Whether the pool has more than {@link OutputTailOptions.spillAboveBytes} of blocks in use. */
@@ -441,7 +404,6 @@ export class OutputTail {
     const bytes = this.#total;
     if (this.#registered) abandoned.unregister(store);
     this.#registered = false;
-    inMemory.get(this.#pool)?.delete(store);
     this.#store = newStore(this.#pool, this.#slots);
     this.#spillFailed = false;
     this.#total = 0;
