@@ -60,6 +60,16 @@ interface Report {
   readonly fileAllAsked: number;
   readonly anonAfterIdle: number;
   readonly fileAfterIdle: number;
+  /** `process.memoryUsage()`'s JS parts at the same start and when every run had asked, bytes. */
+  readonly heapBeforeIdle: HeapParts;
+  readonly heapAllAsked: HeapParts;
+}
+
+interface HeapParts {
+  readonly heapTotal: number;
+  readonly heapUsed: number;
+  readonly external: number;
+  readonly arrayBuffers: number;
 }
 
 /** Runs a consumer; resolves its report and whether it exited by itself within {@link EXIT_WAIT_MS} of reporting. */
@@ -143,6 +153,7 @@ function againstPeer(ours: Report, peer: Report, runs: number): Figure[] {
   const at = `${runs} runs: `;
   const cpu = (report: Report) => report.cpuUs / 1000 / report.runs;
   const anon = (report: Report) => (report.anonAllAsked - report.anonBeforeIdle) / 1024 / report.runs;
+  const heap = (report: Report, part: keyof HeapParts) => (report.heapAllAsked[part] - report.heapBeforeIdle[part]) / 1024 / report.runs;
   return [
     {
       label: `${at}Claude Agent SDK: correct verdicts`,
@@ -167,6 +178,12 @@ function againstPeer(ours: Report, peer: Report, runs: number): Figure[] {
       value: anon(ours),
       unit: "KiB",
       note: `Claude Agent SDK ${fmt(anon(peer))} KiB; ${fmt(anon(ours) / anon(peer), 2)}x; file-backed pages the runs paged in (the node binary's code first run, such as V8's optimizing compiler): ours ${fmt((ours.fileAllAsked - ours.fileBeforeIdle) / 2 ** 20, 1)} MiB, the Agent SDK's ${fmt((peer.fileAllAsked - peer.fileBeforeIdle) / 2 ** 20, 1)} MiB (its start-up and warm-up had paged in ${fmt((peer.fileBeforeIdle - ours.fileBeforeIdle) / 2 ** 20, 1)} MiB more)`,
+    },
+    {
+      label: `${at}… of which V8's heap reserved (heapTotal, when every run asked, from the same start)`,
+      value: heap(ours, "heapTotal"),
+      unit: "KiB",
+      note: `Claude Agent SDK ${fmt(heap(peer, "heapTotal"))} KiB; ${fmt(heap(ours, "heapTotal") / heap(peer, "heapTotal"), 2)}x; external (buffers' memory outside the heap, counted whole) ${fmt(heap(ours, "external"))} against ${fmt(heap(peer, "external"))} KiB, of it arrayBuffers ${fmt(heap(ours, "arrayBuffers"))} against ${fmt(heap(peer, "arrayBuffers"))}`,
     },
     {
       label: `${at}CPU per run (this process, from the first run's start to the last one's end)`,

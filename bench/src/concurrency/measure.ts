@@ -2,8 +2,8 @@
 // two are measured the same way: RSS settled after GCs before the runs, sampled every 10 ms and at
 // the moment every run asked for approval, then after the runs and once V8 shrank its young
 // generation. Run with --expose-gc.
-import { readFileSync } from "node:fs";
-import { getHeapSpaceStatistics } from "node:v8";
+import { readFileSync, writeFileSync } from "node:fs";
+import { getHeapSpaceStatistics, writeHeapSnapshot } from "node:v8";
 
 const gc = (globalThis as { gc?: () => void }).gc;
 if (!gc) throw new Error("run with --expose-gc");
@@ -51,6 +51,37 @@ function rssParts(): { anon: number; file: number } {
     return { anon: 0, file: 0 };
   }
 }
+
+/**
+ * The JS side of the memory, bytes, as `process.memoryUsage()` splits it: the V8 heap reserved and
+ * used, memory outside it that JS objects hold (`external`, of which `arrayBuffers`: `Buffer`s and
+ * other backing stores, counted whole).
+ */
+export interface HeapParts {
+  readonly heapTotal: number;
+  readonly heapUsed: number;
+  readonly external: number;
+  readonly arrayBuffers: number;
+}
+
+function heapParts(): HeapParts {
+  const { heapTotal, heapUsed, external, arrayBuffers } = process.memoryUsage();
+  return { heapTotal, heapUsed, external, arrayBuffers };
+}
+
+/**
+ * Folder for heap snapshots (env HEAP_SNAPSHOT_DIR, unset by default): when set, a snapshot is
+ * written at the same start and at the moment every run asked, `before.heapsnapshot` and
+ * `asked.heapsnapshot` (a probe: writing one stops the process for seconds, so never in the figures).
+ */
+const HEAP_SNAPSHOT_DIR = process.env.HEAP_SNAPSHOT_DIR;
+
+/**
+ * Folder for copies of `/proc/self/smaps` (env SMAPS_DIR, unset by default): when set, at the same
+ * start and at the moment every run asked, `before.smaps` and `asked.smaps` (a probe: what each
+ * mapping holds resident).
+ */
+const SMAPS_DIR = process.env.SMAPS_DIR;
 
 /** RSS after three GCs, each followed by a turn of the event loop. */
 export async function settledRss(): Promise<number> {
@@ -115,7 +146,11 @@ export async function measureConcurrentRuns(runOne: RunOne, close: () => Promise
   const beforeIdle = await idleRss(() => newSpaceBytes() > IDLE_NEW_SPACE_BYTES);
   const newSpaceBeforeIdle = newSpaceBytes();
   const partsBeforeIdle = rssParts();
+  const heapBeforeIdle = heapParts();
+  if (HEAP_SNAPSHOT_DIR) writeHeapSnapshot(`${HEAP_SNAPSHOT_DIR}/before.heapsnapshot`);
+  if (SMAPS_DIR) writeFileSync(`${SMAPS_DIR}/before.smaps`, readFileSync("/proc/self/smaps"));
   let partsAllAsked = partsBeforeIdle;
+  let heapAllAsked = heapBeforeIdle;
   let peak = before;
   const sampler = setInterval(() => (peak = Math.max(peak, rss())), 10);
   let asked = 0;
@@ -133,6 +168,9 @@ export async function measureConcurrentRuns(runOne: RunOne, close: () => Promise
           if (++asked === RUNS) {
             peak = Math.max(peak, rss());
             partsAllAsked = rssParts();
+            heapAllAsked = heapParts();
+            if (SMAPS_DIR) writeFileSync(`${SMAPS_DIR}/asked.smaps`, readFileSync("/proc/self/smaps"));
+            if (HEAP_SNAPSHOT_DIR) writeHeapSnapshot(`${HEAP_SNAPSHOT_DIR}/asked.heapsnapshot`);
             releaseAll();
           }
           await allAsked;
@@ -178,6 +216,9 @@ export async function measureConcurrentRuns(runOne: RunOne, close: () => Promise
       anonAllAsked: partsAllAsked.anon,
       fileAllAsked: partsAllAsked.file,
       anonAfterIdle: partsAfterIdle.anon,
+      /** `process.memoryUsage()`'s JS parts at the same start and when every run had asked, bytes. */
+      heapBeforeIdle,
+      heapAllAsked,
       fileAfterIdle: partsAfterIdle.file,
       newSpaceAfterIdle: newSpaceBytes(),
       idleWaitMs: idle.waitedMs,

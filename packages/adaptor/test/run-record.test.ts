@@ -1,3 +1,6 @@
+import { randomUUID } from "node:crypto";
+import { text as streamText } from "node:stream/consumers";
+import { getHeapSnapshot } from "node:v8";
 import { describe, expect, it } from "vitest";
 import type { ApprovalAsk, DriverEvent, DriverSink, PermissionDenial } from "@adaptor/driver";
 import { RunRecord } from "../src/run/run-record.js";
@@ -18,7 +21,31 @@ const ask = (toolCallId: string, input: unknown = { command: "rm -rf build" }): 
 const response: DriverEvent = { type: "notice", kind: "model.response" };
 const deny = { outcome: "deny", reason: "no" } as const;
 
+/**
+ * Whether a string beginning with `prefix` + `id` is on this process's heap (a heap snapshot
+ * collects garbage first, and names each string by its first characters). The needle is made after
+ * the snapshot, so that it is not itself on the heap.
+ */
+async function onHeap(prefix: string, id: string): Promise<boolean> {
+  const snapshot = await streamText(getHeapSnapshot());
+  return snapshot.includes(prefix + id);
+}
+
 describe("RunRecord", () => {
+  it("lets go of the deltas since its last piece when the run waits, so they do not keep the chunks they were cut from", async () => {
+    const record = new RunRecord(false);
+    const id = randomUUID();
+    // Deltas as a driver reads them: slices of a decoded stdout chunk.
+    ((): void => {
+      const chunk = `chunk-${id} ${"x".repeat(64)} a delta long enough to be a slice of its chunk`;
+      record.observe({ type: "text-delta", text: chunk.slice(chunk.indexOf(" a delta")) });
+    })();
+    record.waiting();
+    expect(await onHeap("chunk-", id)).toBe(false);
+    record.observe({ type: "text-delta", text: " and after" });
+    expect(record.text).toBe(" a delta long enough to be a slice of its chunk and after");
+  });
+
   it("fills text, numTurns and permissionDenials from the events and decisions when the driver reported nothing", () => {
     const record = new RunRecord(true);
     for (const event of [{ type: "text-delta", text: "run" }, response, { type: "text-delta", text: "ning" }, response] as DriverEvent[])

@@ -273,6 +273,7 @@ export async function executeRun(setup: RunSetup): Promise<Result> {
           requestApproval: async (ask: ApprovalAsk) => {
             if (!live) return broker.refuse(ask, "after the driver returned");
             unasked.asked(ask);
+            record.waiting();
             const decision = await (telemetry
               ? telemetry.approval(
                   ask,

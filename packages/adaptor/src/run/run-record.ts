@@ -51,6 +51,15 @@ export class RunRecord {
     } else if (event.type === "notice" && event.kind === "model.response") this.#responses += 1;
   }
 
+  /**
+   * The run waits (it asked for an approval): the deltas since the last piece go into the text now,
+   * not when more arrive. A delta's text may be a slice of the stdout chunk it was read from, which
+   * it keeps alive: held through the wait, each run waiting at once would keep its last chunks.
+   */
+  waiting(): void {
+    this.#closePiece();
+  }
+
   /** Joins the deltas since the last piece into one more piece of the text (the deltas can go). */
   #closePiece(): void {
     if (this.#deltas.length === 0) return;

@@ -1,3 +1,6 @@
+import { randomUUID } from "node:crypto";
+import { text as streamText } from "node:stream/consumers";
+import { getHeapSnapshot } from "node:v8";
 import { describe, expect, it } from "vitest";
 import { TextDeltaLineReader } from "./text-delta-line.js";
 
@@ -73,7 +76,34 @@ function permutations<T>(items: readonly T[]): T[][] {
   return items.flatMap((item, i) => permutations([...items.slice(0, i), ...items.slice(i + 1)]).map((rest) => [item, ...rest]));
 }
 
+/**
+ * Whether a string beginning with `prefix` + `id` is on this process's heap (a heap snapshot
+ * collects garbage first, and names each string by its first characters). The needle is made after
+ * the snapshot, so that it is not itself on the heap.
+ */
+async function onHeap(prefix: string, id: string): Promise<boolean> {
+  const snapshot = await streamText(getHeapSnapshot());
+  return snapshot.includes(prefix + id);
+}
+
 describe("TextDeltaLineReader", () => {
+  it("keeps no part of a line it read, so the stdout chunk the line was cut from can go while the turn waits", async () => {
+    const reader = learned(deltaLine("seed"));
+    const id = randomUUID();
+    // A decoded stdout chunk, as the session gets it, with the line cut from it (a slice: the
+    // values read from it, such as the session id, are slices of the chunk too; a text this short
+    // is a copy, and what the caller does with a longer one is the caller's).
+    const read = ((): string | undefined => {
+      const chunk = `{"type":"system","note":"chunk-${id}"}\n${deltaLine("short text")}\n`;
+      const start = chunk.indexOf("\n") + 1;
+      return reader.read(chunk.slice(start, chunk.length - 1), SESSION);
+    })();
+    expect(read).toBe("short text");
+    /^x$/.test("x"); // the engine keeps the last regular-expression subject (the line) until the next match
+    expect(await onHeap("chunk-", id)).toBe(false);
+    expect(reader.read(deltaLine("next"), SESSION)).toBe("next");
+  });
+
   it("reads the text of claude's text-delta line exactly as JSON.parse gives it, once it learned the line's shape", () => {
     for (const tail of [{}, { api_message_id: undefined }, { parent_tool_use_id: "toolu_1" }, { uuid: "u1" }]) {
       for (const index of [0, 1, 12]) {

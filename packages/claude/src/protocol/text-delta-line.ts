@@ -32,8 +32,14 @@ export class TextDeltaLineReader {
   read(line: string, sessionId?: string): string | undefined {
     const shape = this.#shape;
     if (shape === undefined || !shape.match(line)) return undefined;
-    if (sessionId !== undefined && shape.values[SESSION_VALUE] !== sessionId) return undefined;
-    const text = shape.values[0]!;
+    const values = shape.values;
+    const session = values[SESSION_VALUE];
+    const text = values[0]!;
+    // The values are slices of the line, which is a slice of the stdout chunk it came in: kept
+    // here until the next line, they would keep that chunk alive for as long as the turn waits
+    // after its last delta (an approval), in every run waiting at once.
+    values[0] = values[SESSION_VALUE] = "";
+    if (sessionId !== undefined && session !== sessionId) return undefined;
     return text === "" ? undefined : text; // an empty text: no event, the parse path says so
   }
 

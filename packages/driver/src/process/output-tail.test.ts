@@ -173,6 +173,29 @@ describe("OutputTail over several blocks", () => {
     expect(tail.take()).toEqual({ text: "", bytes: 7, truncated: true });
   });
 
+  it("by default one run's windows stay in memory (a full 1 MiB stdout window and 60 KiB of stderr kept twice), and the next process's output spills", () => {
+    const pool = new OutputBlockPool();
+    const MiB = 1024 * 1024;
+    const [stdout, stderr, stderrRecent, next] = [
+      new OutputTail(MiB, pool),
+      new OutputTail(MiB, pool),
+      new OutputTail(64 * 1024, pool),
+      new OutputTail(MiB, pool),
+    ];
+    for (let i = 0; i < 24; i++) stdout.push(Buffer.alloc(64 * 1024, "o")); // 1.5 MiB: a full window
+    for (let i = 0; i < 60; i++) {
+      stderr.push(Buffer.alloc(1024, "e"));
+      stderrRecent.push(Buffer.alloc(1024, "e"));
+    }
+    expect([stdout.blocks, stderr.blocks, stderrRecent.blocks]).toEqual([256, 15, 15]);
+    expect(stdout.spilledBlocks + stderr.spilledBlocks + stderrRecent.spilledBlocks).toBe(0);
+    next.push(Buffer.alloc(2 * OUTPUT_BLOCK_BYTES + 1, "n")); // 289 blocks in use: above the bound's 288
+    expect([next.blocks, next.spilledBlocks]).toEqual([1, 2]);
+    expect(next.take().text).toBe("n".repeat(2 * OUTPUT_BLOCK_BYTES + 1));
+    for (const tail of [stdout, stderr, stderrRecent]) tail.take();
+    expect(pool.blocksInUse).toBe(0);
+  });
+
   it("spilled to its file, a tail gives exactly what the same tail gives in memory, and keeps one block in memory", () => {
     const spilling = new OutputTail(100_000, { pool: new OutputBlockPool(), spillAboveBytes: 0 });
     const inMemory = new OutputTail(100_000, { pool: new OutputBlockPool(), spillAboveBytes: Number.MAX_SAFE_INTEGER });

@@ -5,11 +5,13 @@ import { join } from "node:path";
 import { OUTPUT_BLOCK_BYTES, outputBlocks, type OutputBlock, type OutputBlockPool } from "./output-blocks.js";
 
 /**
- * Default of {@link OutputTailOptions.spillAboveBytes}: 2 MiB of blocks in use across the pool.
- * One run's windows (stdout's 1 MiB by default, one block more, and stderr's) stay in memory;
- * many concurrent runs spill.
+ * Default of {@link OutputTailOptions.spillAboveBytes}: 1 MiB and 128 KiB of blocks in use across
+ * the pool. One run's windows (stdout's 1 MiB by default and one block more, and up to 60 KiB of
+ * stderr, kept twice: in its window and in its recent tail) stay in memory; many concurrent runs
+ * spill. The pool's pages stay resident up to the most blocks it ever had in use, and the first of
+ * many concurrent runs reach this bound before any spills, so it is also about what stays resident.
  */
-export const DEFAULT_SPILL_ABOVE_BYTES = 2 * 1024 * 1024;
+export const DEFAULT_SPILL_ABOVE_BYTES = 1024 * 1024 + 128 * 1024;
 
 /** One block's bytes read back from a spill file; shared, as a tail decodes a block before reading the next. */
 let spillReadBuffer: Buffer | undefined;

@@ -167,7 +167,7 @@ describe("spawnCli", () => {
   });
 
   it("a window that spilled (more kept output than the spill bound) is read back when stdout is first read: every byte, the file then closed", async () => {
-    // 6 MiB kept by one window is above the 2 MiB of blocks in use past which tails spill.
+    // 6 MiB kept by one window is above the 1 MiB and 128 KiB of blocks in use past which tails spill.
     const script = "const row = 'é😀'.repeat(170) + 'xyz\\n'; for (let i = 0; i < 6 * 1024; i++) process.stdout.write(row)";
     await using proc = await nodeScript(script, { maxRawBytes: 8 * 1024 * 1024 });
     expect((await collect(proc.lines())).length).toBe(6 * 1024);
@@ -208,7 +208,7 @@ describe("spawnCli", () => {
   });
 
   it("a spilled window of exactly maxRawBytes gives every byte, untruncated; one byte more drops only the first", async () => {
-    const max = 3 * 1024 * 1024; // above the 2 MiB of blocks in use past which tails spill
+    const max = 3 * 1024 * 1024; // above the 1 MiB and 128 KiB of blocks in use past which tails spill
     for (const extra of [0, 1]) {
       const script = `const row = 'é😀'.repeat(170) + 'xyz\\n'; for (let i = 0; i < 3 * 1024; i++) process.stdout.write(row); process.stdout.write('${"a".repeat(extra)}')`;
       await using proc = await nodeScript(script, { maxRawBytes: max });
