@@ -21,6 +21,7 @@ import {
   IDLE_SINK,
   ProcessPool,
   requireCliVersion,
+  type CliVersionCheck,
   spawnLimits,
   StallWatchdog,
   responseExit,
@@ -125,6 +126,8 @@ export class ClaudeDriver implements Driver {
   readonly #pool: ProcessPool<ClaudeSession>;
   /** Where each process's stderr goes: the sink of the run it serves now. */
   readonly #stderrTo = new WeakMap<ClaudeSession, { sink: DriverSink }>();
+  /** Sessions started on a version `--version` gave, confirmed with the started CLI's own before their first turn. */
+  readonly #unconfirmed = new WeakMap<ClaudeSession, CliVersionCheck>();
   /** Pre-warmed processes that have not served a turn yet. */
   readonly #prewarmed = new WeakSet<ClaudeSession>();
   /** The config as captured (a refusal is kept for {@link validateConfig}). */
@@ -217,7 +220,8 @@ export class ClaudeDriver implements Driver {
     // The CLI goes on with start-up work after answering initialize (settings, plugins, hooks), and
     // assembles the first prompt's context lazily: let both happen here rather than in the first turn.
     const ready = async (session: ClaudeSession): Promise<void> => {
-      await session.initialize(signal);
+      await this.#confirmVersion(session, signal);
+      if (!session.initialized) await session.initialize(signal);
       await session.warmContext(signal);
       await waitForCpuIdle(session.proc.pid, { signal });
       this.#prewarmed.add(session);
@@ -252,6 +256,7 @@ export class ClaudeDriver implements Driver {
     const outcome = await this.#pool
       .serve(session, async () => {
         try {
+          await this.#confirmVersion(session, runSignal);
           return await session.runTurn(request.prompt, watchdog.sink(sink), runSignal, reusable || handOver, request.images, request.model);
         } catch (error) {
           await session.close();
@@ -309,7 +314,7 @@ export class ClaudeDriver implements Driver {
     const own = defaultClaudeCommand();
     const command = this.config.command ?? own;
     const installed = command === own ? defaultClaudeVersion() : undefined;
-    await requireCliVersion(
+    const check = await requireCliVersion(
       CLAUDE_VERSION_FLOOR,
       {
         command,
@@ -349,11 +354,28 @@ export class ClaudeDriver implements Driver {
         request.hookMatchers,
       );
       this.#stderrTo.set(session, stderr);
+      if (check.confirmable) this.#unconfirmed.set(session, check);
       return session;
     } catch (error) {
       await launch.cleanup();
       throw error;
     }
+  }
+
+  /**
+   * A version `--version` gave (remembered per binary) is confirmed with the one the started CLI
+   * names in its `initialize` answer, before the first prompt is written: a version manager's shim
+   * may run another claude by now. An older one than the floor is refused, no turn sent (the
+   * caller ends the process). Nothing to confirm for `session`: resolves at once.
+   *
+   * @throws FeatureUnsupportedError (feature `"cliVersion"`) for a claude older than
+   * `MIN_CLAUDE_VERSION`; `signal.reason` when aborted.
+   */
+  async #confirmVersion(session: ClaudeSession, signal: AbortSignal): Promise<void> {
+    const check = this.#unconfirmed.get(session);
+    if (!check) return;
+    this.#unconfirmed.delete(session);
+    check.confirm(await session.reportedVersion(signal));
   }
 
   #response(request: DriverRequest, session: ClaudeSession, outcome: TurnOutcome): DriverResponse {

@@ -12,11 +12,11 @@ import type {
   SessionPage,
 } from "@adaptor/driver";
 import { FeatureUnsupportedError } from "@adaptor/driver";
-import { captureConfig, type CapturedConfig, IDLE_SINK, ProcessPool, StallWatchdog } from "@adaptor/driver/kit";
+import { captureConfig, type CapturedConfig, type CliVersionCheck, IDLE_SINK, ProcessPool, StallWatchdog } from "@adaptor/driver/kit";
 import type { CliProcess } from "@adaptor/driver/process";
 import { AppServerSession } from "./app-server/app-server-session.js";
 import { defaultCodexCommand } from "./command.js";
-import { requireCodexVersion } from "./version-check.js";
+import { confirmCodexVersion, requireCodexVersion } from "./version-check.js";
 import { validateCodexConfig, type CodexConfig } from "./config.js";
 import { checkCodexPrompt } from "./prompt-limit.js";
 import { checkCodexEffort, MINIMAL_EFFORT_NO_WEB_SEARCH, minimalEffortRequest } from "./effort.js";
@@ -121,10 +121,10 @@ export class CodexDriver implements Driver {
       });
     const outputSchema = request.outputSchema ? toStrictOutputSchema(request.outputSchema) : undefined;
     const command = this.config.command ?? defaultCodexCommand();
-    await requireCodexVersion(command, this.config, request, sink, signal);
+    const version = await requireCodexVersion(command, this.config, request, sink, signal);
     const transport = this.config.transport === "exec" ? "exec" : "app-server";
     if (transport === "app-server") {
-      const { response, plan: checked } = await this.#runAppServer(command, request, sink, signal, plan, outputSchema);
+      const { response, plan: checked } = await this.#runAppServer(command, request, sink, signal, plan, outputSchema, version);
       return { ...response, enforcement: codexEnforcement(request.policy, checked, transport) };
     }
     const enforcement = codexEnforcement(request.policy, plan, transport);
@@ -197,7 +197,7 @@ export class CodexDriver implements Driver {
     const plan = planPolicy(request.policy, this.descriptor, this.config.bestEffortPolicy === true, this.config, request.mcpServers);
     if (request.outputSchema) toStrictOutputSchema(request.outputSchema);
     const command = this.config.command ?? defaultCodexCommand();
-    await requireCodexVersion(command, this.config, request, IDLE_SINK, signal);
+    const version = await requireCodexVersion(command, this.config, request, IDLE_SINK, signal);
     const first: DriverRequest = { ...request, runId: "prewarm", prompt: "" };
     const signature = codexLaunchSignature(command, this.config, first);
     await this.#pool.prewarm(
@@ -207,7 +207,10 @@ export class CodexDriver implements Driver {
           { command, config: this.config, request: first, signature, schedule: (spawn) => this.#pool.spawn(spawn) },
           IDLE_SINK,
         ),
-      (session) => session.prewarm(first, plan, signal),
+      async (session) => {
+        await confirmCodexVersion(session, version, signal);
+        await session.prewarm(first, plan, signal);
+      },
       signal,
       "codex app-server",
     );
@@ -237,6 +240,7 @@ export class CodexDriver implements Driver {
     signal: AbortSignal,
     plan: CodexPolicyPlan,
     outputSchema: Record<string, unknown> | undefined,
+    cliVersion: CliVersionCheck,
   ): Promise<{ response: DriverResponse; plan: CodexPolicyPlan }> {
     const signature = codexLaunchSignature(command, this.config, request);
     const reusable = request.reuseProcess === true && !request.session?.fork;
@@ -245,12 +249,15 @@ export class CodexDriver implements Driver {
     // A fresh conversation takes only a pre-warmed process; one without MCP servers (whose processes
     // belong to the run) goes back to the pre-warmed ones after a healthy turn instead of exiting.
     const handBack = acquired !== undefined && !request.session && !reusable && !request.mcpServers?.length;
-    const session =
-      acquired ??
-      (await AppServerSession.spawn(
+    let session = acquired;
+    if (!session) {
+      session = await AppServerSession.spawn(
         { command, config: this.config, request, signature, schedule: (spawn) => this.#pool.spawn(spawn) },
         sink,
-      ));
+      );
+      // A version `--version` gave is confirmed with codex's answer to `initialize` before the thread opens.
+      await confirmCodexVersion(session, cliVersion, signal);
+    }
     // No output for stallTimeoutMs (time waiting on a human aside) ends the turn like a cancel, with a TIMEOUT verdict.
     const watchdog = new StallWatchdog(session.proc, { timeoutMs: this.config.stallTimeoutMs, device: "codex" });
     const turnInit = { request, sink: watchdog.sink(sink), signal: AbortSignal.any([signal, watchdog.signal]), plan, outputSchema };
