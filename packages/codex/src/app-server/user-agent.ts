@@ -9,7 +9,9 @@ import { parseVersion } from "@adaptor/driver/kit";
  */
 export function userAgentVersion(userAgent: string | undefined, clientName: string): string | undefined {
   if (userAgent === undefined) return undefined;
-  const rest = userAgent.startsWith(`${clientName}/`) ? userAgent.slice(clientName.length + 1) : /\/(v?\d+\.\d+\.\d+\S*)/.exec(userAgent)?.[1];
+  const rest = userAgent.startsWith(`${clientName}/`)
+    ? userAgent.slice(clientName.length + 1)
+    : /\/(v?\d+\.\d+\.\d+\S*)/.exec(userAgent)?.[1];
   if (rest === undefined) return undefined;
   const token = rest.split(/\s/, 1)[0] ?? "";
   return parseVersion(token);
