@@ -208,7 +208,8 @@ export class ClaudeDriver implements Driver {
    *
    * @throws InvalidDriverConfigError, PolicyCapabilityUnsupportedError before launch;
    * FeatureUnsupportedError (feature `"cliVersion"`) for a claude older than `MIN_CLAUDE_VERSION`,
-   * before it is started; DriverError `NOT_FOUND` for a missing executable; DriverError `DEVICE_DISCONNECTED` when the CLI ends before
+   * before it is started (or, when its `initialize` answer contradicts a remembered `--version`
+   * answer, before the process is kept: it is ended); DriverError `NOT_FOUND` for a missing executable; DriverError `DEVICE_DISCONNECTED` when the CLI ends before
    * it is ready; `signal.reason` when aborted (the process is ended).
    */
   async prewarm(request: PrewarmRequest, signal: AbortSignal = new AbortController().signal): Promise<boolean> {
@@ -233,9 +234,14 @@ export class ClaudeDriver implements Driver {
   /**
    * Runs one turn; see {@link Driver.run} for the verdict contract. A new process is started only
    * on a claude of `MIN_CLAUDE_VERSION` or newer: the default binary's package version, else
-   * `claude --version` (asked once per binary and process).
+   * `claude --version` (asked once per binary and process; a refusal is not remembered, and the
+   * probe ends at once with `signal`). A version `--version` gave is confirmed with the one the new
+   * process names in its `initialize` answer before the prompt is written (a version manager's
+   * shim may run another claude by now).
    *
-   * @throws FeatureUnsupportedError (feature `"cliVersion"`) for an older claude, before it is started.
+   * @throws FeatureUnsupportedError (feature `"cliVersion"`) for an older claude, before it is
+   * started, or before the prompt is written when its `initialize` answer names an older version
+   * than the remembered one (the process is ended).
    */
   async run(request: DriverRequest, sink: DriverSink, signal: AbortSignal): Promise<DriverResponse> {
     signal.throwIfAborted();
@@ -308,8 +314,9 @@ export class ClaudeDriver implements Driver {
   }
 
   async #spawn(request: DriverRequest, sink: DriverSink, signature: string, signal: AbortSignal): Promise<ClaudeSession> {
-    // claude prints its version only once it acts (its init line): the default binary's is its
-    // package's; another is asked once per binary, before anything of the run is written or started.
+    // claude names its version only once started (its initialize answer): the default binary's is
+    // its package's; another is asked once per binary, before anything of the run is written or
+    // started, and confirmed with the initialize answer before the first prompt (#confirmVersion).
     // A `command` naming the default executable's own path is that package's binary too.
     const own = defaultClaudeCommand();
     const command = this.config.command ?? own;

@@ -101,7 +101,9 @@ export class CodexDriver implements Driver {
    * permission `inherit` when codex's own approval policy is not `never` (the process ended);
    * FeatureUnsupportedError (feature `"cliVersion"`) for a codex older than `MIN_CODEX_VERSION`,
    * before any process of the run starts (the default executable's package version, else
-   * `codex --version` asked once per binary); DriverError `NOT_FOUND` when the executable is missing; `signal.reason` (or a `FORCE_KILLED` DriverError
+   * `codex --version` asked once per binary; a refusal is not remembered, the probe ends at once
+   * with `signal`), or on app-server before the thread opens when codex's `initialize` answer names
+   * an older version than the remembered `--version` answer (the process ended); DriverError `NOT_FOUND` when the executable is missing; `signal.reason` (or a `FORCE_KILLED` DriverError
    * carrying it) after a cancel, once the process is gone.
    */
   async run(asked: DriverRequest, sink: DriverSink, signal: AbortSignal): Promise<DriverResponse> {
@@ -187,8 +189,10 @@ export class CodexDriver implements Driver {
    * cannot be pre-warmed: resolves `false`, nothing started.
    *
    * @throws InvalidDriverConfigError, InvalidPolicyError, PolicyCapabilityUnsupportedError before
-   * launch; DriverError `NOT_FOUND` for a missing executable; DriverError `DEVICE_DISCONNECTED`
-   * when codex exits before it is ready; `signal.reason` when aborted (the process is ended).
+   * launch; FeatureUnsupportedError (feature `"cliVersion"`) for a codex older than
+   * `MIN_CODEX_VERSION`, as a run is refused; DriverError `NOT_FOUND` for a missing executable;
+   * DriverError `DEVICE_DISCONNECTED` when codex exits before it is ready; `signal.reason` when
+   * aborted (the process is ended).
    */
   async prewarm(request: PrewarmRequest, signal: AbortSignal = new AbortController().signal): Promise<boolean> {
     signal.throwIfAborted();
