@@ -23,6 +23,7 @@ import {
   IDLE_SINK,
   ProcessPool,
   requireCliVersion,
+  type CliVersionCheck,
   spawnLimits,
   StallWatchdog,
   responseExit,
@@ -128,6 +129,8 @@ export class ClaudeDriver implements Driver {
   readonly #pool: ProcessPool<ClaudeSession>;
   /** Where each process's stderr goes: the sink of the run it serves now. */
   readonly #stderrTo = new WeakMap<ClaudeSession, { sink: DriverSink }>();
+  /** Sessions started on a version `--version` gave, confirmed with the started CLI's own before their first turn. */
+  readonly #unconfirmed = new WeakMap<ClaudeSession, CliVersionCheck>();
   /** Pre-warmed processes that have not served a turn yet. */
   readonly #prewarmed = new WeakSet<ClaudeSession>();
   /** The config as captured (a refusal is kept for {@link validateConfig}). */
@@ -220,7 +223,8 @@ export class ClaudeDriver implements Driver {
    *
    * @throws InvalidDriverConfigError, PolicyCapabilityUnsupportedError before launch;
    * FeatureUnsupportedError (feature `"cliVersion"`) for a claude older than `MIN_CLAUDE_VERSION`,
-   * before it is started; DriverError `NOT_FOUND` for a missing executable; DriverError `DEVICE_DISCONNECTED` when the CLI ends before
+   * before it is started (or, when its `initialize` answer contradicts a remembered `--version`
+   * answer, before the process is kept: it is ended); DriverError `NOT_FOUND` for a missing executable; DriverError `DEVICE_DISCONNECTED` when the CLI ends before
    * it is ready; `signal.reason` when aborted (the process is ended).
    */
   async prewarm(request: PrewarmRequest, signal: AbortSignal = new AbortController().signal): Promise<boolean> {
@@ -232,7 +236,8 @@ export class ClaudeDriver implements Driver {
     // The CLI goes on with start-up work after answering initialize (settings, plugins, hooks), and
     // assembles the first prompt's context lazily: let both happen here rather than in the first turn.
     const ready = async (session: ClaudeSession): Promise<void> => {
-      await session.initialize(signal);
+      await this.#confirmVersion(session, signal);
+      if (!session.initialized) await session.initialize(signal);
       await session.warmContext(signal);
       await waitForCpuIdle(session.proc.pid, { signal });
       this.#prewarmed.add(session);
@@ -244,9 +249,14 @@ export class ClaudeDriver implements Driver {
   /**
    * Runs one turn; see {@link Driver.run} for the verdict contract. A new process is started only
    * on a claude of `MIN_CLAUDE_VERSION` or newer: the default binary's package version, else
-   * `claude --version` (asked once per binary and process).
+   * `claude --version` (asked once per binary and process; a refusal is not remembered, and the
+   * probe ends at once with `signal`). A version `--version` gave is confirmed with the one the new
+   * process names in its `initialize` answer before the prompt is written (a version manager's
+   * shim may run another claude by now).
    *
-   * @throws FeatureUnsupportedError (feature `"cliVersion"`) for an older claude, before it is started.
+   * @throws FeatureUnsupportedError (feature `"cliVersion"`) for an older claude, before it is
+   * started, or before the prompt is written when its `initialize` answer names an older version
+   * than the remembered one (the process is ended).
    */
   async run(request: DriverRequest, sink: DriverSink, signal: AbortSignal): Promise<DriverResponse> {
     signal.throwIfAborted();
@@ -267,6 +277,7 @@ export class ClaudeDriver implements Driver {
     const outcome = await this.#pool
       .serve(session, async () => {
         try {
+          await this.#confirmVersion(session, runSignal);
           return await session.runTurn(request.prompt, watchdog.sink(sink), runSignal, reusable || handOver, request.images, request.model);
         } catch (error) {
           await session.close();
@@ -318,13 +329,14 @@ export class ClaudeDriver implements Driver {
   }
 
   async #spawn(request: DriverRequest, sink: DriverSink, signature: string, signal: AbortSignal): Promise<ClaudeSession> {
-    // claude prints its version only once it acts (its init line): the default binary's is its
-    // package's; another is asked once per binary, before anything of the run is written or started.
+    // claude names its version only once started (its initialize answer): the default binary's is
+    // its package's; another is asked once per binary, before anything of the run is written or
+    // started, and confirmed with the initialize answer before the first prompt (#confirmVersion).
     // A `command` naming the default executable's own path is that package's binary too.
     const own = defaultClaudeCommand();
     const command = this.config.command ?? own;
     const installed = command === own ? defaultClaudeVersion() : undefined;
-    await requireCliVersion(
+    const check = await requireCliVersion(
       CLAUDE_VERSION_FLOOR,
       {
         command,
@@ -364,11 +376,28 @@ export class ClaudeDriver implements Driver {
         request.hookMatchers,
       );
       this.#stderrTo.set(session, stderr);
+      if (check.confirmable) this.#unconfirmed.set(session, check);
       return session;
     } catch (error) {
       await launch.cleanup();
       throw error;
     }
+  }
+
+  /**
+   * A version `--version` gave (remembered per binary) is confirmed with the one the started CLI
+   * names in its `initialize` answer, before the first prompt is written: a version manager's shim
+   * may run another claude by now. An older one than the floor is refused, no turn sent (the
+   * caller ends the process). Nothing to confirm for `session`: resolves at once.
+   *
+   * @throws FeatureUnsupportedError (feature `"cliVersion"`) for a claude older than
+   * `MIN_CLAUDE_VERSION`; `signal.reason` when aborted.
+   */
+  async #confirmVersion(session: ClaudeSession, signal: AbortSignal): Promise<void> {
+    const check = this.#unconfirmed.get(session);
+    if (!check) return;
+    this.#unconfirmed.delete(session);
+    check.confirm(await session.reportedVersion(signal));
   }
 
   #response(request: DriverRequest, session: ClaudeSession, outcome: TurnOutcome): DriverResponse {

@@ -14,11 +14,11 @@ import type {
   SessionPage,
 } from "@adaptor/driver";
 import { FeatureUnsupportedError } from "@adaptor/driver";
-import { captureConfig, type CapturedConfig, IDLE_SINK, ProcessPool, StallWatchdog } from "@adaptor/driver/kit";
+import { captureConfig, type CapturedConfig, type CliVersionCheck, IDLE_SINK, ProcessPool, StallWatchdog } from "@adaptor/driver/kit";
 import type { CliProcess } from "@adaptor/driver/process";
 import { AppServerSession } from "./app-server/app-server-session.js";
 import { defaultCodexCommand } from "./command.js";
-import { requireCodexVersion } from "./version-check.js";
+import { confirmCodexVersion, requireCodexVersion } from "./version-check.js";
 import { validateCodexConfig, type CodexConfig } from "./config.js";
 import { checkCodexPrompt } from "./prompt-limit.js";
 import { checkCodexEffort, MINIMAL_EFFORT_NO_WEB_SEARCH, minimalEffortRequest } from "./effort.js";
@@ -124,7 +124,9 @@ export class CodexDriver implements Driver {
    * `configOverrides` sets the writable roots too;
    * FeatureUnsupportedError (feature `"cliVersion"`) for a codex older than `MIN_CODEX_VERSION`,
    * before any process of the run starts (the default executable's package version, else
-   * `codex --version` asked once per binary); DriverError `NOT_FOUND` when the executable is missing; `signal.reason` (or a `FORCE_KILLED` DriverError
+   * `codex --version` asked once per binary; a refusal is not remembered, the probe ends at once
+   * with `signal`), or on app-server before the thread opens when codex's `initialize` answer names
+   * an older version than the remembered `--version` answer (the process ended); DriverError `NOT_FOUND` when the executable is missing; `signal.reason` (or a `FORCE_KILLED` DriverError
    * carrying it) after a cancel, once the process is gone.
    */
   async run(asked: DriverRequest, sink: DriverSink, signal: AbortSignal): Promise<DriverResponse> {
@@ -147,10 +149,10 @@ export class CodexDriver implements Driver {
     if (this.config.transport !== "exec")
       checkWritableRoots(plan, readCheckpointData(request.session?.data).writableRoots, this.descriptor.type);
     const command = this.config.command ?? defaultCodexCommand();
-    await requireCodexVersion(command, this.config, request, sink, signal);
+    const version = await requireCodexVersion(command, this.config, request, sink, signal);
     const transport = this.config.transport === "exec" ? "exec" : "app-server";
     if (transport === "app-server") {
-      const { response, plan: checked } = await this.#runAppServer(command, request, sink, signal, plan, outputSchema);
+      const { response, plan: checked } = await this.#runAppServer(command, request, sink, signal, plan, outputSchema, version);
       return { ...response, enforcement: codexEnforcement(request.policy, checked, transport) };
     }
     const enforcement = codexEnforcement(request.policy, plan, transport);
@@ -213,8 +215,10 @@ export class CodexDriver implements Driver {
    * cannot be pre-warmed: resolves `false`, nothing started.
    *
    * @throws InvalidDriverConfigError, InvalidPolicyError, PolicyCapabilityUnsupportedError before
-   * launch; DriverError `NOT_FOUND` for a missing executable; DriverError `DEVICE_DISCONNECTED`
-   * when codex exits before it is ready; `signal.reason` when aborted (the process is ended).
+   * launch; FeatureUnsupportedError (feature `"cliVersion"`) for a codex older than
+   * `MIN_CODEX_VERSION`, as a run is refused; DriverError `NOT_FOUND` for a missing executable;
+   * DriverError `DEVICE_DISCONNECTED` when codex exits before it is ready; `signal.reason` when
+   * aborted (the process is ended).
    */
   async prewarm(request: PrewarmRequest, signal: AbortSignal = new AbortController().signal): Promise<boolean> {
     signal.throwIfAborted();
@@ -223,7 +227,7 @@ export class CodexDriver implements Driver {
     const plan = this.#plan(request);
     if (request.outputSchema) toStrictOutputSchema(request.outputSchema);
     const command = this.config.command ?? defaultCodexCommand();
-    await requireCodexVersion(command, this.config, request, IDLE_SINK, signal);
+    const version = await requireCodexVersion(command, this.config, request, IDLE_SINK, signal);
     const first: DriverRequest = { ...request, runId: "prewarm", prompt: "" };
     const signature = codexLaunchSignature(command, this.config, first);
     await this.#pool.prewarm(
@@ -233,7 +237,10 @@ export class CodexDriver implements Driver {
           { command, config: this.config, request: first, signature, schedule: (spawn) => this.#pool.spawn(spawn) },
           IDLE_SINK,
         ),
-      (session) => session.prewarm(first, plan, signal),
+      async (session) => {
+        await confirmCodexVersion(session, version, signal);
+        await session.prewarm(first, plan, signal);
+      },
       signal,
       "codex app-server",
     );
@@ -273,6 +280,7 @@ export class CodexDriver implements Driver {
     signal: AbortSignal,
     plan: CodexPolicyPlan,
     outputSchema: Record<string, unknown> | undefined,
+    cliVersion: CliVersionCheck,
   ): Promise<{ response: DriverResponse; plan: CodexPolicyPlan }> {
     const signature = codexLaunchSignature(command, this.config, request);
     const reusable = request.reuseProcess === true && !request.session?.fork;
@@ -281,12 +289,15 @@ export class CodexDriver implements Driver {
     // A fresh conversation takes only a pre-warmed process; one without MCP servers (whose processes
     // belong to the run) goes back to the pre-warmed ones after a healthy turn instead of exiting.
     const handBack = acquired !== undefined && !request.session && !reusable && !request.mcpServers?.length;
-    const session =
-      acquired ??
-      (await AppServerSession.spawn(
+    let session = acquired;
+    if (!session) {
+      session = await AppServerSession.spawn(
         { command, config: this.config, request, signature, schedule: (spawn) => this.#pool.spawn(spawn) },
         sink,
-      ));
+      );
+      // A version `--version` gave is confirmed with codex's answer to `initialize` before the thread opens.
+      await confirmCodexVersion(session, cliVersion, signal);
+    }
     // No output for stallTimeoutMs (time waiting on a human aside) ends the turn like a cancel, with a TIMEOUT verdict.
     const watchdog = new StallWatchdog(session.proc, { timeoutMs: this.config.stallTimeoutMs, device: "codex" });
     const turnInit = { request, sink: watchdog.sink(sink), signal: AbortSignal.any([signal, watchdog.signal]), plan, outputSchema };

@@ -1,18 +1,24 @@
 import type { DriverSink } from "@adaptor/driver";
-import { requireCliVersion } from "@adaptor/driver/kit";
+import { requireCliVersion, type CliVersionCheck } from "@adaptor/driver/kit";
 import { CODEX_VERSION_FLOOR, defaultCodexCommand, defaultCodexVersion } from "./command.js";
 import type { CodexConfig } from "./config.js";
 import { codexEnv } from "./process-helpers.js";
+import type { AppServerSession } from "./app-server/app-server-session.js";
 
 /**
  * Refuses a codex older than `MIN_CODEX_VERSION` before anything of a run (or a pre-warm) is
- * written or started, on both transports: codex tells a client its version only once it acts
- * (app-server's answer to `initialize`, with the thread request already on its way). The default
- * executable's version (also when `command` names its path) is its npm package's
- * (`defaultCodexVersion`: no process); another executable is asked `codex --version` once per binary and process.
+ * written or started, on both transports. The default executable's version (also when `command`
+ * names its path) is its npm package's (`defaultCodexVersion`: no process); another executable is
+ * asked `codex --version` once per binary and process (a refusal is not remembered). That answer
+ * may be stale behind a version manager's shim: app-server names its version in its answer to
+ * `initialize`, which the driver then reads before it opens the thread and passes to the returned
+ * check's `confirm` ({@link confirmCodexVersion}); `codex exec` reports none before its turn (the
+ * prompt is part of its launch), so there the remembered answer stands.
  *
+ * @returns what the run was let through on, to confirm with app-server's `initialize` answer.
  * @throws FeatureUnsupportedError (feature `"cliVersion"`) for an older codex; DriverError (op
- * `"spawn"`) when the executable cannot be started; `signal.reason` when aborted.
+ * `"spawn"`) when the executable cannot be started; `signal.reason` when aborted (at once, the
+ * `--version` process ended).
  */
 export async function requireCodexVersion(
   command: string,
@@ -20,11 +26,11 @@ export async function requireCodexVersion(
   run: { readonly env?: Readonly<Record<string, string>> | undefined; readonly cwd?: string | undefined },
   sink: DriverSink,
   signal: AbortSignal,
-): Promise<void> {
+): Promise<CliVersionCheck> {
   // A `command` naming the default executable's own path is that package's binary too.
   const installed = command === defaultCodexCommand() ? defaultCodexVersion() : undefined;
   const cwd = run.cwd ?? config.cwd;
-  await requireCliVersion(
+  return await requireCliVersion(
     CODEX_VERSION_FLOOR,
     {
       command,
@@ -37,4 +43,22 @@ export async function requireCodexVersion(
     sink,
     signal,
   );
+}
+
+/**
+ * For a version `--version` gave ({@link CliVersionCheck.confirmable}): waits for the started app-server's
+ * answer to `initialize` (nothing else written yet) and confirms the check with the version it
+ * names; an older one than the floor ends the process before any thread is opened.
+ *
+ * @throws FeatureUnsupportedError (feature `"cliVersion"`) for a codex older than `MIN_CODEX_VERSION`;
+ * like {@link AppServerSession.reportedVersion}.
+ */
+export async function confirmCodexVersion(session: AppServerSession, check: CliVersionCheck, signal: AbortSignal): Promise<void> {
+  if (!check.confirmable) return;
+  try {
+    check.confirm(await session.reportedVersion(signal));
+  } catch (error) {
+    await session.close();
+    throw error;
+  }
 }

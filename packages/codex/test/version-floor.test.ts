@@ -5,19 +5,33 @@ import { describeVersionFloor, runDriver } from "@adaptor/driver/testing";
 import { findError } from "@adaptor/errors";
 import { fakeCliEnv, fakeCliPath, type FakeCliStep } from "@adaptor/testkit/fake-cli";
 import { codex, MIN_CODEX_VERSION, PINNED_CODEX_VERSION } from "../src/index.js";
-import { CODEX_VERSION_FLOOR, defaultCodexVersion } from "../src/command.js";
+import { CODEX_VERSION_FLOOR, defaultCodexCommand, defaultCodexVersion } from "../src/command.js";
 import { codexHarness, fakeLine } from "./support.js";
+import { chmod, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 
 // A codex older than MIN_CODEX_VERSION broke the driver's promises (it marked the workspace
 // trusted at thread/start, ran MCP tools under ask without asking): it is refused before any process
 // of the run starts. The fake CLI answers `--version` as given and plays an app-server that echoes
 // what it reads.
 
-/** The fake app-server: answers `initialize`, echoes the next two lines it reads (`initialized`, `thread/start`) and exits 1. */
-function appServer(): FakeCliStep[] {
+/**
+ * The fake app-server: answers `initialize` (naming codex `version` in its user agent), echoes the
+ * next two lines it reads (`initialized`, `thread/start`) and exits 1.
+ */
+function appServer(version = "0.171.0"): FakeCliStep[] {
   return [
     { awaitStdinLine: true }, // initialize
-    fakeLine({ id: 1, result: { userAgent: "adaptor/0.171.0", codexHome: "/x", platformFamily: "unix", platformOs: "linux" } }),
+    fakeLine({
+      id: 1,
+      result: {
+        userAgent: `adaptor/${version} (Debian 12.0.0; x86_64) xterm (adaptor; 0.1.0)`,
+        codexHome: "/x",
+        platformFamily: "unix",
+        platformOs: "linux",
+      },
+    }),
     { echoStdinLine: true }, // initialized
     { echoStdinLine: true }, // thread/start
     { exit: 1 },
@@ -106,5 +120,94 @@ describe("the pinned codex binary passes the version floor", () => {
 describe("the default codex binary's version is its package's", () => {
   it("read from @openai/codex's package.json (no --version process; not the platform package's suffixed one): the pinned version", () => {
     expect(defaultCodexVersion()).toBe(PINNED_CODEX_VERSION);
+  });
+});
+
+/**
+ * A version manager's shim at a `command` path that never changes (asdf, mise, volta): `--version`
+ * prints the codex chosen in `version` (each call counted); anything else runs `target`.
+ */
+async function shim(
+  dir: string,
+  target: string,
+): Promise<{ command: string; use(version: string): Promise<void>; asked(): Promise<number> }> {
+  const command = join(dir, "codex");
+  const chosen = join(dir, "version");
+  const calls = join(dir, "calls");
+  await writeFile(
+    command,
+    `#!/bin/sh\nif [ "$1" = "--version" ]; then echo x >> "${calls}"; echo "codex-cli $(cat "${chosen}")"; exit 0; fi\nexec "${target}" "$@"\n`,
+  );
+  await chmod(command, 0o755);
+  await writeFile(chosen, PINNED_CODEX_VERSION);
+  return {
+    command,
+    use: (version) => writeFile(chosen, version),
+    asked: async () => (await readFile(calls, "utf8").catch(() => "")).split("\n").filter(Boolean).length,
+  };
+}
+
+describe("codex behind a version manager's shim (a `command` whose file never changes)", () => {
+  it("switched to a codex older than the floor: refused on app-server's initialize answer before the thread opens, then before it starts", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "adaptor-codex-shim-"));
+    const cli = await shim(dir, fakeCliPath);
+    // The fake plays the codex the shim runs: its initialize answer names that codex's version.
+    const driverOn = (version: string) =>
+      codex({ command: cli.command, env: { ...process.env, ...fakeCliEnv(appServer(version)) }, killGraceMs: 300 });
+    const methods = (run: Awaited<ReturnType<typeof runDriver>>) =>
+      echoedMethods(run.recording.ofType("process").flatMap((p) => (p.kind === "stdout" ? [p.text ?? ""] : [])));
+    const spawns = (run: Awaited<ReturnType<typeof runDriver>>) => run.recording.ofType("process").filter((p) => p.kind === "spawn").length;
+    try {
+      const current = driverOn(PINNED_CODEX_VERSION);
+      const first = await runDriver(current, { prompt: "hi" });
+      await current.close();
+      expect(methods(first)).toContain("thread/start");
+
+      await cli.use("0.166.0");
+      const old = driverOn("0.166.0");
+      try {
+        // Remembered: 0.171.0; app-server's own answer: 0.166.0. No thread request was written.
+        const started = await runDriver(old, { prompt: "hi" });
+        const refusal = findError(started.error, FeatureUnsupportedError);
+        expect([refusal?.feature, refusal?.reason.startsWith(`codex 0.166.0 is older than ${MIN_CODEX_VERSION}`)]).toEqual([
+          "cliVersion",
+          true,
+        ]);
+        expect([methods(started).includes("thread/start"), spawns(started), await cli.asked()]).toEqual([false, 1, 1]);
+        // Forgotten: asked again, refused before codex starts.
+        const asked = await runDriver(old, { prompt: "hi" });
+        expect(findError(asked.error, FeatureUnsupportedError)?.feature).toBe("cliVersion");
+        expect([spawns(asked), await cli.asked()]).toEqual([0, 2]);
+        // prewarm() too: nothing kept started.
+        await cli.use(PINNED_CODEX_VERSION);
+        await runDriver(old, { prompt: "hi" }).catch(() => undefined); // remembered 0.171.0 again, refused on the answer
+        const warmed = await old.prewarm({}, new AbortController().signal).catch((e: unknown) => e);
+        expect([findError(warmed, FeatureUnsupportedError)?.feature, old.prewarmedProcesses]).toEqual(["cliVersion", 0]);
+      } finally {
+        await old.close();
+      }
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("the pinned codex behind a shim is asked --version once; later runs start on the remembered answer, no warning", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "adaptor-codex-shim-"));
+    const cli = await shim(dir, defaultCodexCommand());
+    const h = await codexHarness({ config: { command: cli.command } });
+    try {
+      for (let i = 0; i < 2; i++) {
+        const run = await runDriver(h.driver, { prompt: "hello" });
+        expect([run.error, run.response?.failure]).toEqual([undefined, undefined]);
+        const warnings = run.recording.events.filter(({ event }) => event.type === "notice" && event.kind === "warning");
+        expect(warnings.map(({ event }) => (event.type === "notice" ? event.data : undefined))).not.toContainEqual(
+          expect.objectContaining({ check: "version" }),
+        );
+      }
+      expect(await cli.asked()).toBe(1);
+    } finally {
+      await h.close();
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });

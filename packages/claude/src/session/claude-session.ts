@@ -145,6 +145,12 @@ async function nextLine(
 /** The answer the CLI gets for an approval request that arrives after its turn's result. */
 const LATE_APPROVAL_DENIAL = "the turn this request belongs to has already ended";
 
+/** A `control_response` line as far as {@link ClaudeSession.reportedVersion} reads it. */
+interface ControlResponseLine {
+  readonly type?: unknown;
+  readonly response?: { readonly subtype?: unknown; readonly request_id?: unknown; readonly response?: Record<string, unknown> | null };
+}
+
 /**
  * One live claude process in stream-json mode and the files it was launched with. Serves turns
  * one at a time (a user line in, lines out until the `result` line); the process either stays
@@ -274,6 +280,11 @@ export class ClaudeSession implements PooledProcess {
   }
   /** The `initialize` control request was written (by {@link initialize} or before the first turn). */
   #initializeSent = false;
+
+  /** Whether the process was sent its `initialize` control request (by {@link initialize} or a turn). */
+  get initialized(): boolean {
+    return this.#initializeSent;
+  }
 
   #initializeRequest(requestId: string): Record<string, unknown> {
     this.#initializeSent = true;
@@ -738,6 +749,37 @@ export class ClaudeSession implements PooledProcess {
     this.proc.writeJson(this.#initializeRequest(requestId)).catch(() => undefined);
     // An abort ends the wait; the caller then closes the process, which ends the loop too.
     await raceAbort(this.#awaitControlResponse("initialize", requestId), signal);
+  }
+
+  /**
+   * Sends the CLI's `initialize` control request (the one a first turn sends) and reads the version
+   * the CLI names in its answer (`claude_code_version`, claude 2.1.332), before anything else is
+   * written. claude answers it first; what comes instead (any other line, an error answer, the end
+   * of stdout) ends the wait with no version: every line read is left for the first turn, which
+   * also classifies an early exit as it would have.
+   *
+   * @returns the version, or undefined when the CLI named none before anything else.
+   * @throws `signal.reason` when aborted.
+   */
+  async reportedVersion(signal: AbortSignal): Promise<string | undefined> {
+    const requestId = `adaptor_init_${randomUUID()}`;
+    this.proc.writeJson(this.#initializeRequest(requestId)).catch(() => undefined);
+    const held: string[] = [];
+    const read = async (): Promise<string | undefined> => {
+      const next = await this.#lines.next();
+      if (next.done) return undefined;
+      held.push(next.value.text);
+      const message = next.value.kind === "json" ? (next.value.value as ControlResponseLine | null) : null;
+      if (message?.type !== "control_response" || message.response?.request_id !== requestId) return undefined;
+      held.pop(); // the answer is no turn's line
+      const version = message.response.subtype === "success" ? message.response.response?.["claude_code_version"] : undefined;
+      return typeof version === "string" ? version : undefined;
+    };
+    try {
+      return await raceAbort(read(), signal);
+    } finally {
+      this.#lines.unread(held);
+    }
   }
 
   /**

@@ -38,6 +38,7 @@ import { codexEnv, commonArgs } from "../process-helpers.js";
 import { readCheckpointData, type CodexCheckpointData } from "../session/checkpoint-data.js";
 import { codexHomeOf, forkLineage } from "../session-state/codex-session-transfer.js";
 import type { InitializeParams } from "../protocol/generated/InitializeParams.js";
+import type { InitializeResponse } from "../protocol/generated/InitializeResponse.js";
 import type { ServerRequest } from "../protocol/generated/ServerRequest.js";
 import type { ThreadForkParams } from "../protocol/generated/v2/ThreadForkParams.js";
 import type { ThreadResumeParams } from "../protocol/generated/v2/ThreadResumeParams.js";
@@ -80,6 +81,7 @@ import { askUserInput, USER_INPUT_FEATURE, USER_INPUT_METHOD, type UserInputAnsw
 import { stageCodexSkills, type StagedCodexSkills } from "./skills.js";
 import { AppServerTurnState, turnIdOf } from "./turn-state.js";
 import { TurnLimit } from "./turn-limit.js";
+import { userAgentVersion } from "./user-agent.js";
 import { promptInput, stopContinuation } from "./turn-hooks.js";
 
 const DEVICE = "codex";
@@ -201,6 +203,8 @@ export class AppServerSession implements PooledProcess {
   #active: ActiveTurn | undefined;
   /** The handshake (`initialize`, `initialized`, the skill roots), written once per process; settles with codex's answers. */
   #initialized: Promise<void> | undefined;
+  /** The `userAgent` of codex's answer to `initialize` (`<client name>/<codex version> (<os>; <arch>) ...`), once read. */
+  #userAgent: string | undefined;
   /** The thread opened in this process and the reply that opened it. */
   #opened: ThreadOpened | undefined;
   #threadClosed = false;
@@ -413,6 +417,20 @@ export class AppServerSession implements PooledProcess {
   }
 
   /**
+   * Sends the handshake ({@link #initialize}) and waits for codex's answers, nothing else written:
+   * the version codex names in its `initialize` answer, read before any thread is opened.
+   *
+   * @returns the version in the answer's `userAgent` (see {@link userAgentVersion}), or undefined
+   * when it names none.
+   * @throws DriverError `DEVICE_DISCONNECTED` when codex exits first; CodexRpcError for an error
+   * answer; `signal.reason` when aborted.
+   */
+  async reportedVersion(signal: AbortSignal): Promise<string | undefined> {
+    await raceAbort(this.#initialize(), signal);
+    return userAgentVersion(this.#userAgent, this.#config.clientName ?? "adaptor");
+  }
+
+  /**
    * Writes the handshake the first time (`initialize`, `initialized`, then `skills/extraRoots/set`
    * for the run's skills) all at once, without waiting for an answer in between: codex reads its
    * stdin in order, so the thread request written right after it is served once the handshake is.
@@ -424,7 +442,12 @@ export class AppServerSession implements PooledProcess {
         clientInfo: { name: this.#config.clientName ?? "adaptor", title: null, version: "0.1.0" },
         capabilities: { experimentalApi: false, requestAttestation: false, optOutNotificationMethods: OPTED_OUT },
       };
-      const answers: Promise<unknown>[] = [this.#rpc.request("initialize", initialize)];
+      const answers: Promise<unknown>[] = [
+        this.#rpc.request("initialize", initialize).then((answer) => {
+          const userAgent = (answer as Partial<InitializeResponse> | undefined)?.userAgent;
+          this.#userAgent = typeof userAgent === "string" ? userAgent : undefined;
+        }),
+      ];
       this.#rpc.notify("initialized");
       if (this.#skills) {
         const roots: SkillsExtraRootsSetParams = { extraRoots: [this.#skills.root] };

@@ -88,6 +88,7 @@ export {
   compareVersions,
   requireCliVersion,
   CLI_VERSION_FEATURE,
+  type CliVersionCheck,
   type VersionFloor,
 } from "./version-floor/version-floor.js";
 export {

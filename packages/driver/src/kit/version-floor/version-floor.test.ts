@@ -5,8 +5,9 @@ import { describe, expect, it } from "vitest";
 import { FeatureUnsupportedError } from "../../errors/feature-unsupported-error.js";
 import { createRecordingSink } from "../../testing/recording-sink.js";
 import { parseVersion } from "../inspect/inspect-cli.js";
-import { cliVersion, forgetCliVersions } from "./cli-version.js";
-import { checkVersionFloor, compareVersions, type VersionFloor } from "./version-floor.js";
+import { processGone } from "../process-gone/process-gone.js";
+import { cliVersion, forgetCliVersions, VERSION_PROBE_TIMEOUT_MS, type CliVersionProbe } from "./cli-version.js";
+import { checkVersionFloor, compareVersions, requireCliVersion, type VersionFloor } from "./version-floor.js";
 
 const FLOOR: VersionFloor = { driver: "codex", cli: "codex", minimum: "0.169.1", pinned: "0.171.0" };
 
@@ -122,5 +123,155 @@ describe("parseVersion", () => {
     expect(parseVersion("codex-cli 0.171.0+build5")).toBe("0.171.0");
     expect(parseVersion("gateway 10.20.30.40")).toBeUndefined();
     expect(parseVersion("something else")).toBeUndefined();
+  });
+});
+
+/** A version manager's shim (asdf, mise, volta): the file never changes, `version` says which CLI it runs; each `--version` is counted. */
+async function shim(
+  dir: string,
+  version: string,
+): Promise<{ readonly probe: CliVersionProbe; use(version: string): Promise<void>; asked(): Promise<number> }> {
+  const bin = join(dir, "cli");
+  const chosen = join(dir, "version");
+  const calls = join(dir, "calls");
+  await writeFile(bin, `#!/bin/sh\necho x >> "${calls}"\necho "cli $(cat "${chosen}")"\n`);
+  await chmod(bin, 0o755);
+  await writeFile(chosen, version);
+  return {
+    probe: { command: bin, args: ["--version"], env: { PATH: process.env["PATH"] }, device: "cli" },
+    use: (next) => writeFile(chosen, next),
+    asked: async () => (await readFile(calls, "utf8").catch(() => "")).split("\n").filter(Boolean).length,
+  };
+}
+
+describe("requireCliVersion behind a version manager's shim", () => {
+  it("a refusal is not remembered: the install the user fixed behind the same shim runs at once", async () => {
+    forgetCliVersions();
+    const dir = await mkdtemp(join(tmpdir(), "adaptor-cli-version-"));
+    try {
+      const cli = await shim(dir, "0.166.0");
+      const signal = new AbortController().signal;
+      const refused = await requireCliVersion(FLOOR, cli.probe, createRecordingSink().sink, signal).catch((e: unknown) => e);
+      expect(refused).toBeInstanceOf(FeatureUnsupportedError);
+      await cli.use("0.171.0");
+      const check = await requireCliVersion(FLOOR, cli.probe, createRecordingSink().sink, signal);
+      expect([check.version, check.confirmable, await cli.asked()]).toEqual(["0.171.0", true, 2]);
+    } finally {
+      forgetCliVersions();
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("a remembered answer the started CLI contradicts is forgotten, and an older version it names is refused", async () => {
+    forgetCliVersions();
+    const dir = await mkdtemp(join(tmpdir(), "adaptor-cli-version-"));
+    try {
+      const cli = await shim(dir, "0.170.0");
+      const signal = new AbortController().signal;
+      const sink = createRecordingSink().sink;
+      (await requireCliVersion(FLOOR, cli.probe, sink, signal)).confirm("0.170.0");
+      // The same CLI: remembered, not asked again, and its own report agrees.
+      const again = await requireCliVersion(FLOOR, cli.probe, sink, signal);
+      again.confirm("0.170.0");
+      expect(await cli.asked()).toBe(1);
+      // The user switches to 0.166.0: the remembered answer still says 0.170.0; the started CLI does not.
+      await cli.use("0.166.0");
+      const stale = await requireCliVersion(FLOOR, cli.probe, sink, signal);
+      expect([stale.version, await cli.asked()]).toEqual(["0.170.0", 1]);
+      const refused = (() => {
+        try {
+          stale.confirm("0.166.0");
+          return undefined;
+        } catch (error) {
+          return error;
+        }
+      })();
+      expect(refused).toBeInstanceOf(FeatureUnsupportedError);
+      expect((refused as FeatureUnsupportedError).reason).toMatch(/^codex 0\.166\.0 is older than 0\.169\.1/);
+      // Forgotten: the next run asks again, and is refused before anything starts.
+      await expect(requireCliVersion(FLOOR, cli.probe, sink, signal)).rejects.toBeInstanceOf(FeatureUnsupportedError);
+      expect(await cli.asked()).toBe(2);
+      // A report naming no version changes nothing.
+      await cli.use("0.171.0");
+      const fixed = await requireCliVersion(FLOOR, cli.probe, sink, signal);
+      fixed.confirm(undefined);
+      await requireCliVersion(FLOOR, cli.probe, sink, signal);
+      expect(await cli.asked()).toBe(3);
+    } finally {
+      forgetCliVersions();
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+/** A CLI whose `--version` writes its pid to `pid`, then waits until `release` exists (or forever). */
+async function stuckCli(dir: string): Promise<{ readonly probe: CliVersionProbe; pid(): Promise<number>; release(): Promise<void> }> {
+  const bin = join(dir, "cli");
+  const pidFile = join(dir, "pid");
+  const release = join(dir, "release");
+  await writeFile(bin, `#!/bin/sh\necho $$ > "${pidFile}"\nwhile [ ! -e "${release}" ]; do sleep 0.1; done\necho "cli 0.171.0"\n`);
+  await chmod(bin, 0o755);
+  return {
+    probe: { command: bin, args: ["--version"], env: { PATH: process.env["PATH"] }, device: "cli" },
+    pid: async () => {
+      for (;;) {
+        const text = await readFile(pidFile, "utf8").catch(() => "");
+        if (text.trim() !== "") return Number(text.trim());
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    },
+    release: () => writeFile(release, ""),
+  };
+}
+
+const alive = (pid: number): boolean => !processGone(pid);
+
+describe("cliVersion: a probe that does not answer", () => {
+  it("an abort rejects with its reason at once (not at the probe's own deadline), the probe's process ended", async () => {
+    forgetCliVersions();
+    const dir = await mkdtemp(join(tmpdir(), "adaptor-cli-version-"));
+    try {
+      const cli = await stuckCli(dir);
+      const controller = new AbortController();
+      const asked = cliVersion(cli.probe, controller.signal);
+      asked.catch(() => undefined);
+      const pid = await cli.pid();
+      const reason = new Error("host abort");
+      const started = Date.now();
+      controller.abort(reason);
+      await expect(asked).rejects.toBe(reason);
+      // Well inside the probe's own 10 s deadline, which it waited for before.
+      expect(Date.now() - started).toBeLessThan(VERSION_PROBE_TIMEOUT_MS / 2);
+      expect(alive(pid)).toBe(false);
+    } finally {
+      forgetCliVersions();
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("no answer within its deadline reads as no version: the run goes on with the warning notice, nothing remembered", async () => {
+    forgetCliVersions();
+    const dir = await mkdtemp(join(tmpdir(), "adaptor-cli-version-"));
+    try {
+      const cli = await stuckCli(dir);
+      const recording = createRecordingSink();
+      const check = await requireCliVersion(FLOOR, cli.probe, recording.sink, new AbortController().signal);
+      expect([check.version, check.confirmable]).toEqual([undefined, false]);
+      expect(recording.events.map(({ event }) => event)).toEqual([
+        {
+          type: "notice",
+          kind: "warning",
+          message: "codex printed no version the driver can read; running without checking it is 0.169.1 or newer",
+          data: { check: "version", minimum: "0.169.1", output: `(no answer within ${VERSION_PROBE_TIMEOUT_MS} ms)` },
+        },
+      ]);
+      expect(alive(await cli.pid())).toBe(false);
+      // Not remembered: once it answers, that answer counts.
+      await cli.release();
+      expect((await cliVersion(cli.probe, new AbortController().signal)).version).toBe("0.171.0");
+    } finally {
+      forgetCliVersions();
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });

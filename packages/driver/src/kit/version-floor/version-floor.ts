@@ -1,5 +1,5 @@
 import type { DriverSink } from "../../spi/driver.js";
-import { cliVersion, type CliVersionProbe } from "./cli-version.js";
+import { probeCliVersion, type CliVersionProbe } from "./cli-version.js";
 import { isVersion, versionFloorRefusal, type VersionFloor } from "./floor.js";
 
 export { CLI_VERSION_FEATURE, compareVersions, type VersionFloor } from "./floor.js";
@@ -30,13 +30,66 @@ export function checkVersionFloor(floor: VersionFloor, found: string | undefined
 }
 
 /**
- * Asks the CLI its version ({@link cliVersion}: once per binary and process) and applies
- * {@link checkVersionFloor}: for a driver whose CLI prints no version before it acts. Call it
- * before anything of the run is written or started.
- *
- * @throws like {@link checkVersionFloor} and {@link cliVersion}.
+ * What {@link requireCliVersion} let a run start on, to be confirmed with what the started CLI
+ * reports of itself before its first turn.
  */
-export async function requireCliVersion(floor: VersionFloor, probe: CliVersionProbe, sink: DriverSink, signal: AbortSignal): Promise<void> {
-  const { version, output } = await cliVersion(probe, signal);
-  checkVersionFloor(floor, version, sink, output);
+export interface CliVersionCheck {
+  /** The version the run was let through on (`major.minor.patch`), or undefined when none was read. */
+  readonly version: string | undefined;
+  /**
+   * True when `version` is what `--version` printed (remembered per binary): a version manager's
+   * shim at an unchanged path may run another CLI by now, so a driver whose CLI names its version
+   * before its first turn passes that to {@link CliVersionCheck.confirm} and holds the turn until
+   * then. False for a package's version read at this call, and when no version was read (the run
+   * goes on unchecked, with the `warning` notice): nothing to confirm.
+   */
+  readonly confirmable: boolean;
+  /**
+   * Applies the floor to the version the started CLI `reported` of itself before its first turn
+   * (undefined, or not `major.minor.patch`: it reported none, nothing changes). When it differs from
+   * {@link CliVersionCheck.version}, the remembered `--version` answer is forgotten: the next run asks again.
+   *
+   * @throws FeatureUnsupportedError (feature {@link CLI_VERSION_FEATURE}) naming the reported and the
+   * required version when `reported` is older than `floor.minimum`: end the CLI, send no turn.
+   */
+  confirm(reported: string | undefined): void;
+}
+
+/**
+ * Asks the CLI its version ({@link probeCliVersion}: once per binary and process) and applies
+ * {@link checkVersionFloor}: for a driver whose CLI prints no version before it starts. Call it
+ * before anything of the run is written or started. A refusal is not remembered (the next run
+ * asks again, so a fixed install is seen at once); a remembered answer is confirmed with
+ * {@link CliVersionCheck.confirm} where the started CLI reports its version before its first turn.
+ * A `--version` with no answer within `VERSION_PROBE_TIMEOUT_MS` reads as an unreadable version
+ * (the run goes on, with the `warning` notice).
+ *
+ * @returns what the run was let through on, to confirm once the CLI reports its version.
+ * @throws like {@link checkVersionFloor} and {@link probeCliVersion} (`signal.reason` at once when aborted,
+ * the probe's process ended).
+ */
+export async function requireCliVersion(
+  floor: VersionFloor,
+  probe: CliVersionProbe,
+  sink: DriverSink,
+  signal: AbortSignal,
+): Promise<CliVersionCheck> {
+  const found = await probeCliVersion(probe, signal);
+  try {
+    checkVersionFloor(floor, found.version, sink, found.output);
+  } catch (error) {
+    found.forget();
+    throw error;
+  }
+  const version = found.version !== undefined && isVersion(found.version) ? found.version : undefined;
+  return {
+    version,
+    confirmable: found.asked && version !== undefined,
+    confirm: (reported) => {
+      if (reported === undefined || !isVersion(reported)) return;
+      if (reported !== version) found.forget();
+      const refusal = versionFloorRefusal(floor, reported);
+      if (refusal) throw refusal;
+    },
+  };
 }
