@@ -53,7 +53,7 @@ onFakeCliFleet("fleet approval resolved once", ({ url, host, closers }) => {
         "the worker's write waiting",
       );
       // What a cancel's fallback (a worker that wrote no verdict in time) runs from another host.
-      const tables = new FleetTables(probe, schema, { schema: `${schema}_boss`, queue: "adaptor-fleet-runs" });
+      const tables = new FleetTables(probe, schema, { schema: `${schema}_boss` });
       const settled = tables.settle(handle.id, 0, { kind: "cancelled", reason: "raced" });
       await until(async () => (await waiting()).length >= 2, "the verdict's write waiting too");
       await holder.query("COMMIT");

@@ -182,7 +182,7 @@ export class Fleet implements AsyncDisposable {
     const resolved = resolveOptions(options);
     this.#pool = new pg.Pool({ connectionString: resolved.connectionString, max: 5 });
     this.#pool.on("error", () => {});
-    const tables = new FleetTables(this.#pool, resolved.schema, { schema: `${resolved.schema}_boss`, queue: resolved.queue });
+    const tables = new FleetTables(this.#pool, resolved.schema, { schema: `${resolved.schema}_boss` });
     const boss = new PgBoss({
       connectionString: resolved.connectionString,
       schema: `${resolved.schema}_boss`,
