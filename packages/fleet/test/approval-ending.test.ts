@@ -319,7 +319,9 @@ if (!PG_URL) {
       const error = await handle.result().catch((e: unknown) => e);
       expect(error).toBeInstanceOf(FleetAttemptsExhaustedError);
       expect(error).toMatchObject({ runId: handle.id, attempts: 1, drained: true });
-      expect((error as Error).message).toBe(`fleet run ${handle.id}: its worker was drained before attempt 1 finished; not attempted again`);
+      expect((error as Error).message).toBe(
+        `fleet run ${handle.id}: its worker was drained before attempt 1 finished; not attempted again`,
+      );
       const stored: FleetEvent[] = [];
       for await (const e of handle.events({ after: 0 })) stored.push(e);
       expect(stored.filter(expiredNotice(id))).toHaveLength(1);

@@ -44,7 +44,8 @@ if (!PG_URL) {
       }
       await other.answer(id, { outcome: "approve" });
       expect((await handle.result()).text).toBe("done");
-      for (const fleet of [own, other]) expect(await fleet.approval(id)).toMatchObject({ status: "answered", decision: { outcome: "approve" } });
+      for (const fleet of [own, other])
+        expect(await fleet.approval(id)).toMatchObject({ status: "answered", decision: { outcome: "approve" } });
     });
   });
 }
