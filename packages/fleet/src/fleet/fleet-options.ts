@@ -59,8 +59,9 @@ export interface FleetOptions {
   readonly monitorIntervalSeconds?: number;
   /**
    * Runs without a thread key: attempt again after a lost worker (`true`), or settle with
-   * `FleetAttemptsExhaustedError` at once (`false`, the default). A retried run starts over: tools it
-   * ran before its worker was lost run again, with their side effects.
+   * `FleetAttemptsExhaustedError` at once (`false`, the default; a drained worker settles such a
+   * run itself, `drained` true). A retried run starts over: tools it ran before its worker was lost
+   * run again, with their side effects.
    */
   readonly retryRuns?: boolean;
   /**
