@@ -304,5 +304,31 @@ if (!PG_URL) {
       await expectAgree(front, handle, id, "closed");
       expect(await rowClosed(schema, id)).toBe(true);
     });
+
+    it("a run without a thread key whose only worker drains while it asks gets its verdict from that worker (attempts exhausted, drained), no worker needed afterwards", async () => {
+      const schema = freshSchema("fleet_listing");
+      const front = await host(schema);
+      const draining = await host(schema);
+      await draining.worker(() => new Agent(fakeCodex("unused")));
+      const handle = await front.submit("ask", { runOptions: asking() });
+      const id = requestId(await waitFor(handle, (e) => e.event.type === "approval-request"));
+      await expectAgree(front, handle, id, "pending");
+      // The drain's timeout stops the run; a run without a thread key is not retried.
+      await draining.drain({ timeoutMs: 1000 });
+      expect((await handle.info()).settled).toBe(true);
+      const error = await handle.result().catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(FleetAttemptsExhaustedError);
+      expect(error).toMatchObject({ runId: handle.id, attempts: 1, drained: true });
+      expect((error as Error).message).toBe(
+        `fleet run ${handle.id}: its worker was drained before attempt 1 finished; not attempted again`,
+      );
+      const stored: FleetEvent[] = [];
+      for await (const e of handle.events({ after: 0 })) stored.push(e);
+      expect(stored.filter(expiredNotice(id))).toHaveLength(1);
+      expect(stored.at(-1)?.event).toMatchObject({ type: "verdict", verdict: { kind: "attempts-exhausted", attempts: 1, drained: true } });
+      expect(stored.every((e) => e.attempt === 1)).toBe(true);
+      expect(await rowClosed(schema, id)).toBe(true);
+      await expectAgree(front, handle, id, "closed");
+    });
   });
 }

@@ -35,11 +35,13 @@ onFakeCliFleet("fleet approval resolved once", ({ url, host, closers }) => {
       closers.push(() => holder.end());
       const probe = new pg.Pool({ connectionString: url, max: 2 });
       closers.push(() => probe.end());
-      /** Backends of this database waiting on a lock, with what they run. */
+      /** Backends waiting on a lock in a statement on this test's schema (other test files share the database), with what they run. */
       const waiting = async () =>
         (
           await probe.query<{ query: string }>(
-            `SELECT query FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND pid <> pg_backend_pid()`,
+            `SELECT query FROM pg_stat_activity
+             WHERE datname = current_database() AND wait_event_type = 'Lock' AND pid <> pg_backend_pid() AND strpos(query, $1) > 0`,
+            [`"${schema}".`],
           )
         ).rows.map((row) => row.query);
 
@@ -53,7 +55,7 @@ onFakeCliFleet("fleet approval resolved once", ({ url, host, closers }) => {
         "the worker's write waiting",
       );
       // What a cancel's fallback (a worker that wrote no verdict in time) runs from another host.
-      const tables = new FleetTables(probe, schema, { schema: `${schema}_boss`, queue: "adaptor-fleet-runs" });
+      const tables = new FleetTables(probe, schema, { schema: `${schema}_boss` });
       const settled = tables.settle(handle.id, 0, { kind: "cancelled", reason: "raced" });
       await until(async () => (await waiting()).length >= 2, "the verdict's write waiting too");
       await holder.query("COMMIT");

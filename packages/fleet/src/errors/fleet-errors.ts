@@ -28,20 +28,32 @@ export class FleetQueueFullError extends AdaptorError {
 
 /**
  * The verdict of a run whose every attempt was lost (its worker stopped without a verdict: killed,
- * crashed, disconnected past the heartbeat). Matches {@link ErrFleetAttemptsExhausted}.
+ * crashed, disconnected past the heartbeat, or drained), with no attempt left: `maxAttempts` of
+ * them, or one for a run without a thread key when `retryRuns` is off. Matches
+ * {@link ErrFleetAttemptsExhausted}. `drained` is true when the last attempt's worker was drained
+ * (`drain()` stopped the run at its timeout): that worker wrote this verdict as it let the run go,
+ * and the message says so. A host of a version before drained verdicts reads the same verdict
+ * with `drained` false and the message of a lost worker.
  */
 export class FleetAttemptsExhaustedError extends AdaptorError {
   static override readonly brand: symbol = Symbol.for("adaptor.error.FleetAttemptsExhaustedError");
   static override readonly sentinel = ErrFleetAttemptsExhausted;
   /** The run. */
   readonly runId: string;
-  /** Attempts made (the fleet's `maxAttempts`). */
+  /** Attempts made (the fleet's `maxAttempts`, or 1 for a run that is not retried). */
   readonly attempts: number;
+  /** Whether the last attempt ended because its worker was drained (default false: its worker was lost). */
+  readonly drained: boolean;
 
-  constructor(runId: string, attempts: number) {
-    super(`fleet run ${runId}: ${attempts} attempts lost their worker; not attempted again`);
+  constructor(runId: string, attempts: number, options: { readonly drained?: boolean } = {}) {
+    super(
+      options.drained === true
+        ? `fleet run ${runId}: its worker was drained before attempt ${attempts} finished; not attempted again`
+        : `fleet run ${runId}: ${attempts} attempts lost their worker; not attempted again`,
+    );
     this.runId = runId;
     this.attempts = attempts;
+    this.drained = options.drained === true;
   }
 }
 

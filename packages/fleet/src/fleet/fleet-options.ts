@@ -18,7 +18,11 @@ export interface FleetOptions {
   readonly listenConnectionString?: string;
   /** Schema of the fleet's tables (runs, events, approvals). Default `"adaptor_fleet"`; pg-boss keeps its own in `<schema>_boss`. */
   readonly schema?: string;
-  /** pg-boss queue name. Default `"adaptor-fleet-runs"`. */
+  /**
+   * pg-boss queue name. Default `"adaptor-fleet-runs"`. This host's submissions go to it and its
+   * workers take runs from it only; hosts of one `schema` with other queues share the runs' tables,
+   * so a run of any queue is read, followed, cancelled and its questions answered from every host.
+   */
   readonly queue?: string;
   /**
    * The run format this host writes and runs (1 or 2; default 2, the newest). Format 1 is a text
@@ -55,8 +59,9 @@ export interface FleetOptions {
   readonly monitorIntervalSeconds?: number;
   /**
    * Runs without a thread key: attempt again after a lost worker (`true`), or settle with
-   * `FleetAttemptsExhaustedError` at once (`false`, the default). A retried run starts over: tools it
-   * ran before its worker was lost run again, with their side effects.
+   * `FleetAttemptsExhaustedError` at once (`false`, the default; a drained worker settles such a
+   * run itself, `drained` true). A retried run starts over: tools it ran before its worker was lost
+   * run again, with their side effects.
    */
   readonly retryRuns?: boolean;
   /**

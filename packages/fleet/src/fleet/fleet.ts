@@ -182,7 +182,7 @@ export class Fleet implements AsyncDisposable {
     const resolved = resolveOptions(options);
     this.#pool = new pg.Pool({ connectionString: resolved.connectionString, max: 5 });
     this.#pool.on("error", () => {});
-    const tables = new FleetTables(this.#pool, resolved.schema, { schema: `${resolved.schema}_boss`, queue: resolved.queue });
+    const tables = new FleetTables(this.#pool, resolved.schema, { schema: `${resolved.schema}_boss` });
     const boss = new PgBoss({
       connectionString: resolved.connectionString,
       schema: `${resolved.schema}_boss`,
@@ -713,7 +713,8 @@ export class Fleet implements AsyncDisposable {
    * Stops taking work and lets runs in flight on this host finish (up to `timeoutMs`, default
    * 30,000); runs still going then are stopped and left to other workers: each attempt writes its
    * last events and hands its job back (pg-boss gives up a job whose attempt has not ended 10 s
-   * after `timeoutMs`). `submit` and `worker` refuse from the
+   * after `timeoutMs`); a run that is not retried (no thread key, no `retryRuns`) is settled here
+   * instead, with `FleetAttemptsExhaustedError` (`drained` true). `submit` and `worker` refuse from the
    * call on. For SIGTERM: `process.on("SIGTERM", () => void fleet.drain().then(() => fleet.close()))` (`on`, not
    * `once`: while a CLI runs, the driver kit ends the process on a SIGTERM nobody else listens to).
    * @throws InvalidOptionError (subject `"fleet drain"`) for a `timeoutMs` that is not a number

@@ -2,7 +2,6 @@ import type pg from "pg";
 import { postgresTransaction } from "@adaptor/errors/internal";
 import type { JsonValue } from "@adaptor/sessionrecorder";
 import { verdictEventBody, type StoredVerdict } from "../verdict/verdict.js";
-import { formatQueues, RUN_FORMAT } from "../format/run-format.js";
 import { escapeNul, NUL_ESCAPED_KEY, readInput, readJson, writtenInput, writtenJson } from "./nul-escape.js";
 
 /** Quotes a SQL identifier. */
@@ -21,14 +20,6 @@ export function verdictTopic(runId: string): string {
 /** The notification topic that asks the worker of a run to cancel it. */
 export function cancelTopic(runId: string): string {
   return `cancel:${runId}`;
-}
-
-/** How many run formats past this version's the pending condition looks for a run's job in. */
-const JOB_QUEUE_FORMATS_AHEAD = 8;
-
-/** Quotes a SQL string literal. */
-function quoteLiteral(text: string): string {
-  return `'${text.replaceAll("'", "''")}'`;
 }
 
 /**
@@ -136,21 +127,20 @@ export class FleetTables {
 
   /**
    * @param schema the fleet's schema.
-   * @param boss pg-boss's schema (`<schema>_boss`) and the fleet's queue (its run queues are it and
-   *   `<queue>.format-<n>`, see `formatQueue`).
+   * @param boss pg-boss's schema (`<schema>_boss`), whose queues hold the runs' jobs (those of every
+   *   host's `queue` option and run format).
    */
-  constructor(pool: pg.Pool, schema: string, boss: { readonly schema: string; readonly queue: string }) {
+  constructor(pool: pg.Pool, schema: string, boss: { readonly schema: string }) {
     this.#pool = pool;
     this.#s = quoteIdent(schema);
     this.channel = `adaptor_fleet_${schema}`.slice(0, 63);
-    // The job is looked up by its primary key (name, id) in the run queues of every run format up
-    // to a bound well past this version's, so a run of a later version's format is found too.
-    const queues = formatQueues(boss.queue, RUN_FORMAT + JOB_QUEUE_FORMATS_AHEAD)
-      .map(quoteLiteral)
-      .join(", ");
+    // The job is looked up by its primary key (name, id) in every queue of pg-boss's schema: the
+    // run's own queue, whichever host's `queue` option and run format sent it there (a run's job
+    // id is the run's id, in one queue only), so hosts of every queue of the schema read the same.
+    const job = quoteIdent(boss.schema);
     this.#jobActive = (run, attempt) =>
-      `EXISTS (SELECT 1 FROM ${quoteIdent(boss.schema)}.job j
-        WHERE j.name = ANY (ARRAY[${queues}]) AND j.id = ${run} AND j.state = 'active' AND j.retry_count = ${attempt} - 1)`;
+      `EXISTS (SELECT 1 FROM ${job}.job j
+        WHERE j.name = ANY (ARRAY(SELECT q.name FROM ${job}.queue q)) AND j.id = ${run} AND j.state = 'active' AND j.retry_count = ${attempt} - 1)`;
     this.#pending = `a.decision IS NULL AND a.closed_at IS NULL AND r.verdict IS NULL AND r.attempt = a.attempt
       AND ${this.#jobActive("r.id", "a.attempt")}`;
   }

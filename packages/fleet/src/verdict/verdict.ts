@@ -26,7 +26,8 @@ export type StoredResult = { readonly [K in keyof ResultInit]?: JsonValue } & {
 /**
  * A run's one verdict as PostgreSQL keeps it (`kind`): `result` (the run resolved), `run-error` (a
  * business failure with its partial result), `error` (anything else, its chain), `cancelled`
- * (through a handle), `attempts-exhausted` (every attempt lost its worker).
+ * (through a handle), `attempts-exhausted` (every attempt lost its worker, the last one perhaps
+ * drained).
  */
 export type StoredVerdict =
   | { readonly kind: "result"; readonly result: StoredResult; readonly recovered?: boolean }
@@ -49,7 +50,12 @@ export type StoredVerdict =
       readonly expired?: { readonly queueDeadlineMs: number };
     }
   | { readonly kind: "cancelled"; readonly reason?: string }
-  | { readonly kind: "attempts-exhausted"; readonly attempts: number };
+  | {
+      readonly kind: "attempts-exhausted";
+      readonly attempts: number;
+      /** Set when the last attempt's worker was drained and wrote this verdict (read as `drained`). */
+      readonly drained?: boolean;
+    };
 
 const MAX_CHAIN = 8;
 
@@ -274,7 +280,7 @@ export function loadVerdict(runId: string, verdict: StoredVerdict): { ok: true; 
     case "cancelled":
       return { ok: false, error: new FleetRunCancelledError(runId, verdict.reason) };
     case "attempts-exhausted":
-      return { ok: false, error: new FleetAttemptsExhaustedError(runId, verdict.attempts) };
+      return { ok: false, error: new FleetAttemptsExhaustedError(runId, verdict.attempts, { drained: verdict.drained === true }) };
     case "error":
       if (verdict.expired) return { ok: false, error: new FleetRunExpiredError(runId, verdict.expired.queueDeadlineMs) };
       return { ok: false, error: new FleetRemoteError(verdict.error) };

@@ -389,6 +389,14 @@ export class FleetWorker {
         this.#core.metrics.settled(verdict.kind, performance.now() - startedAt);
       return;
     }
+    if (drained && threadKey === null && !this.#core.options.retryRuns) {
+      // Drained mid-run in a run that is not retried: no worker would ever run it again, so this
+      // one gives its verdict as it lets it go (its questions were closed as the run ended).
+      const verdict: StoredVerdict = { kind: "attempts-exhausted", attempts: attempt, drained: true };
+      if (await this.#settle(claim, runId, attempt, verdict, finished === undefined ? unwritten : [...unwritten, finished]))
+        this.#core.metrics.settled(verdict.kind, performance.now() - startedAt);
+      return;
+    }
     if (drained) {
       // Drained mid-run: leave the run to another worker (pg-boss retries the job).
       retry = new Error("fleet worker stopped before the run finished");
