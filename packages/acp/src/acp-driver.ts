@@ -529,8 +529,8 @@ export class AcpDriver implements Driver {
       } finally {
         detach();
       }
-      const { messages, more } = replay.done();
-      return { messages, ...(more ? { nextCursor: encodeReplayCursor(offset + query.limit) } : {}) };
+      const { messages, next } = replay.done();
+      return { messages, ...(next !== undefined ? { nextCursor: encodeReplayCursor(next) } : {}) };
     });
   }
 

@@ -2,7 +2,13 @@ import type { Dirent } from "node:fs";
 import { lstat, readdir } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import type { DriverSessionMessagesQuery, SessionMessage, SessionMessagePage, SessionToolCall, SessionToolResult } from "@adaptor/driver";
-import { decodeSessionCursor, encodeSessionCursor, toolResultText } from "@adaptor/driver/kit";
+import {
+  decodeSessionCursor,
+  encodeSessionCursor,
+  MAX_SESSION_MESSAGE_BYTES,
+  MAX_SESSION_PAGE_BYTES,
+  toolResultText,
+} from "@adaptor/driver/kit";
 import { checkSessionFolders, openRegularFile } from "@adaptor/driver/process";
 import type { ClaudeConfig } from "../config.js";
 import { claudeProjectsDir, SESSION_ID } from "../session-state/claude-session-transfer.js";
@@ -11,9 +17,9 @@ import { readLine, scanLines } from "./transcript-lines.js";
 
 const READ_OP = "read claude session messages";
 /** The longest transcript entry read whole (a longer one, a huge pasted file or tool output, is linked but not shown). */
-export const MAX_ENTRY_BYTES = 16 * 1024 * 1024;
+const MAX_ENTRY_BYTES = MAX_SESSION_MESSAGE_BYTES;
 /** Bytes of entries one page reads at most: a page ends early, after at least one message, once they are read. */
-export const MAX_PAGE_BYTES = 64 * 1024 * 1024;
+const MAX_PAGE_BYTES = MAX_SESSION_PAGE_BYTES;
 
 /** Where a read of a session's messages stands: the conversation's last entry when the first page was read, and the messages given. */
 interface ReadPosition {
