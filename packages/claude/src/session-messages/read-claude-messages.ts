@@ -1,5 +1,4 @@
-import type { Dirent } from "node:fs";
-import { lstat, readdir } from "node:fs/promises";
+import { lstat } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import type { DriverSessionMessagesQuery, SessionMessage, SessionMessagePage, SessionToolCall, SessionToolResult } from "@adaptor/driver";
 import {
@@ -11,6 +10,7 @@ import {
 } from "@adaptor/driver/kit";
 import { checkSessionFolders, openRegularFile } from "@adaptor/driver/process";
 import type { ClaudeConfig } from "../config.js";
+import { entriesOf } from "../session-state/folder-entries.js";
 import { claudeProjectsDir, SESSION_ID } from "../session-state/claude-session-transfer.js";
 import { chainTo, groupMessages, TranscriptIndexer, type IndexedEntry, type MessageEntries } from "./transcript-index.js";
 import { readLine, scanLines } from "./transcript-lines.js";
@@ -42,17 +42,6 @@ function readPosition(value: unknown): ReadPosition | undefined {
 function refusedCursor(cursor: string): never {
   // decodeSessionCursor's refusal, for a cursor that decodes but names no place in this session.
   return decodeSessionCursor<never>(cursor, () => undefined, "this Claude Code session's messages", "getSessionMessages query");
-}
-
-/** Entries of `dir`, or none when it is missing or not a folder. */
-async function entriesOf(dir: string): Promise<Dirent[]> {
-  try {
-    return await readdir(dir, { withFileTypes: true });
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === "ENOENT" || code === "ENOTDIR") return [];
-    throw error;
-  }
 }
 
 /**
