@@ -232,7 +232,8 @@ export class Agent implements AsyncDisposable {
    * whose `initialize` answer offers no `loadSession`, after `initialize`; `ErrResumeRejected` when this host's CLI home holds no session `sessionId` (a wrong id,
    * another config dir or home), as an adoption of it would be; `ErrAgentClosed` after close();
    * InvalidDriverConfigError; DriverError for a CLI that fails to answer (`NOT_FOUND` for a
-   * missing executable); `signal`'s reason when aborted.
+   * missing executable; `DRIVER` for an ACP agent's error answer to `session/load` other than
+   * resource-not-found, its cause the agent's error); `signal`'s reason when aborted.
    */
   async getSessionMessages(sessionId: string, query: SessionMessagesQuery = {}, signal?: AbortSignal): Promise<SessionMessagePage> {
     const { limit, cursor } = checkSessionMessagesQuery(sessionId, query);
