@@ -444,7 +444,9 @@ export class AcpDriver implements Driver {
    * the agent's error; `signal.reason` when aborted (the process is then ended).
    */
   async listSessions(query: DriverListSessionsQuery, signal: AbortSignal = new AbortController().signal): Promise<SessionPage> {
-    return this.#shortLived("list-sessions", query, signal, async (proc, init, config, end) => {
+    // The listing's `cwd` filters it; the process starts in the config's.
+    const start = query.env !== undefined ? { env: query.env } : {};
+    return this.#shortLived("list-sessions", start, signal, async (proc, init, config, end) => {
       if (!init.agentCapabilities?.sessionCapabilities?.list)
         throw new FeatureUnsupportedError(
           this.descriptor.type,
@@ -470,9 +472,9 @@ export class AcpDriver implements Driver {
   /**
    * One page of the messages of the agent's session `query.sessionId`, from the history it replays
    * on `session/load` in a short-lived agent process (the config's command, arguments and
-   * environment, then `query.env`; `initialize`, `session/load` in the config's `cwd` with no MCP
-   * servers, one more round trip so a replay sent after the answer is in, then the process ended;
-   * the process and `session/load` in `query.cwd`, else the config's `cwd`):
+   * environment, then `query.env`, started in `query.cwd`, else the config's `cwd`; `initialize`,
+   * `session/load` in that same directory with no MCP servers, one more round trip so a replay sent
+   * after the answer is in, then the process ended):
    * no prompt is sent and no model is called. The whole history is replayed each time; only the
    * page's messages are kept (see `ReplayedMessages`). Agents that replay no history answer an
    * empty page.
@@ -536,14 +538,14 @@ export class AcpDriver implements Driver {
 
   /**
    * Runs `use` on a short-lived agent process for a call about the agent's sessions: started in
-   * `query.cwd`, else the config's (the config's command, arguments and environment, then
-   * `query.env`), `initialize`d within `handshakeTimeoutMs`, then handed to `use` with the
+   * `start.cwd`, else the config's (the config's command, arguments and environment, then
+   * `start.env`), `initialize`d within `handshakeTimeoutMs`, then handed to `use` with the
    * `initialize` answer, the configuration and a function that ends the process; the process is
    * ended however `use` ends, and when `signal` aborts (the call then rejects with its reason).
    */
   async #shortLived<T>(
     runId: string,
-    query: { readonly env?: Readonly<Record<string, string>>; readonly cwd?: string },
+    start: { readonly env?: Readonly<Record<string, string>>; readonly cwd?: string },
     signal: AbortSignal,
     use: (proc: AcpProcess, init: InitializeResponse, config: AcpConfig, end: () => void) => Promise<T>,
   ): Promise<T> {
@@ -552,8 +554,8 @@ export class AcpDriver implements Driver {
     const request: DriverRequest = {
       runId,
       prompt: "",
-      ...(query.env !== undefined ? { env: query.env } : {}),
-      ...(query.cwd !== undefined ? { cwd: query.cwd } : {}),
+      ...(start.env !== undefined ? { env: start.env } : {}),
+      ...(start.cwd !== undefined ? { cwd: start.cwd } : {}),
     };
     const proc = await this.#start(config, request, runId, IDLE_SINK, this.#plan(config, request).offer);
     const end = (): void => void proc.close();
