@@ -3,8 +3,8 @@ import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
 import { MemoryThreadStore } from "@adaptor/threadstore";
 import { startOpenAIServer, type CodexTestEnv, type OpenAIServer } from "@adaptor/testkit";
-import { ErrResumeRejected, InvalidOptionError, findError, isError, type SessionMessage } from "adaptor";
-import { defaultCodexCommand } from "@adaptor/codex";
+import { Agent, DriverError, ErrCode, ErrResumeRejected, InvalidOptionError, findError, isError, type SessionMessage } from "adaptor";
+import { codex, defaultCodexCommand } from "@adaptor/codex";
 import { codexHost } from "./support.js";
 import { closedAfterEach } from "../support/closed-after-each.js";
 
@@ -120,3 +120,29 @@ describe.each(["app-server", "exec"] as const)(
     });
   },
 );
+
+describe("codex: reading a thread of long command outputs (real binary)", { timeout: 240_000 }, () => {
+  it("turns are asked a few at a time, so a thread longer than maxLineBytes reads; a turn longer than it is RESOURCE_EXHAUSTED", async () => {
+    const s = await server();
+    const a = await codexHost(s, new MemoryThreadStore(), track);
+    const thread = a.agent.thread("long");
+    let sessionId = "";
+    for (let turn = 0; turn < 3; turn++)
+      sessionId = (await thread.run("SHELL_CMD head -c 100000 /dev/zero | tr '\\0' x", { policy: { sandbox: "unrestricted" } })).sessionId!;
+    const reader = (maxLineBytes: number): Agent => {
+      const agent = new Agent(codex({ env: a.env.env, inheritEnv: false, killGraceMs: 1000, maxLineBytes }), { cwd: a.env.workDir });
+      track(agent);
+      return agent;
+    };
+
+    // codex keeps 64 KiB of each output: one turn's answer is over 62 500 bytes (two are over
+    // 125 000), two turns' under 150 000, so all three in one line would be over 187 000.
+    const page = await reader(170_000).getSessionMessages(sessionId);
+    expect(page.nextCursor).toBeUndefined();
+    const outputs = page.messages.flatMap((message) => message.toolResults ?? []).map((result) => result.output);
+    expect(outputs).toEqual(Array(3).fill(expect.stringMatching(/^x{30000}[\s\S]*x{30000}$/)));
+
+    const err = await failure(reader(50_000).getSessionMessages(sessionId));
+    expect(findError(err, DriverError)).toMatchObject({ op: "read", code: ErrCode.ResourceExhausted });
+  });
+});

@@ -444,21 +444,16 @@ export class AcpDriver implements Driver {
    * the agent's error; `signal.reason` when aborted (the process is then ended).
    */
   async listSessions(query: DriverListSessionsQuery, signal: AbortSignal = new AbortController().signal): Promise<SessionPage> {
-    signal.throwIfAborted();
-    const config = this.#configFor({});
-    const request: DriverRequest = { runId: "list-sessions", prompt: "", ...(query.env !== undefined ? { env: query.env } : {}) };
-    const proc = await this.#start(config, request, "list-sessions", IDLE_SINK, this.#plan(config, request).offer);
-    const end = (): void => void proc.close();
-    signal.addEventListener("abort", end, { once: true });
-    try {
-      const init = await withHandshakeDeadline(proc.initialize(signal), config, this.descriptor.type, "initialize", end);
+    // The listing's `cwd` filters it; the process starts in the config's.
+    const start = query.env !== undefined ? { env: query.env } : {};
+    return this.#shortLived("list-sessions", start, signal, async (proc, init, config, end) => {
       if (!init.agentCapabilities?.sessionCapabilities?.list)
         throw new FeatureUnsupportedError(
           this.descriptor.type,
           "listSessions",
           `${this.descriptor.displayName} does not offer session/list (no sessionCapabilities.list in its initialize answer)`,
         );
-      return await listAcpSessions(query, (cwd, cursor) =>
+      return listAcpSessions(query, (cwd, cursor) =>
         withHandshakeDeadline(
           proc.connection.agent.request(
             "session/list",
@@ -471,29 +466,26 @@ export class AcpDriver implements Driver {
           end,
         ),
       );
-    } catch (error) {
-      signal.throwIfAborted();
-      throw error;
-    } finally {
-      signal.removeEventListener("abort", end);
-      await proc.close();
-    }
+    });
   }
 
   /**
    * One page of the messages of the agent's session `query.sessionId`, from the history it replays
    * on `session/load` in a short-lived agent process (the config's command, arguments and
-   * environment, then `query.env`; `initialize`, `session/load` in the config's `cwd` with no MCP
-   * servers, one more round trip so a replay sent after the answer is in, then the process ended):
+   * environment, then `query.env`, started in `query.cwd`, else the config's `cwd`; `initialize`,
+   * `session/load` in that same directory with no MCP servers, one more round trip so a replay sent
+   * after the answer is in, then the process ended):
    * no prompt is sent and no model is called. The whole history is replayed each time; only the
    * page's messages are kept (see `ReplayedMessages`). Agents that replay no history answer an
    * empty page.
-   * @returns `undefined` when the agent refuses to load the session (an error answer to `session/load`).
+   * @returns `undefined` when the agent does not hold the session (a resource-not-found answer, `-32002`, to `session/load`).
    * @throws FeatureUnsupportedError (feature `getSessionMessages`) when the agent's `initialize`
    * answer has no `loadSession`; InvalidDriverConfigError; InvalidOptionError (field `cursor`) for
    * a cursor this driver did not give, before the process starts; the spawn's DriverError
    * (`NOT_FOUND`); a `TIMEOUT` DriverError when `initialize` or `session/load` takes over
-   * `handshakeTimeoutMs`; `signal.reason` when aborted (the process is then ended).
+   * `handshakeTimeoutMs`; a `DRIVER` DriverError (op `session/load`) for any other error answer
+   * to `session/load` (authentication required, an internal error), the agent's error its
+   * `cause`; `signal.reason` when aborted (the process is then ended).
    */
   async getSessionMessages(
     query: DriverSessionMessagesQuery,
@@ -501,13 +493,7 @@ export class AcpDriver implements Driver {
   ): Promise<SessionMessagePage | undefined> {
     signal.throwIfAborted();
     const offset = query.cursor !== undefined ? decodeReplayCursor(query.cursor) : 0;
-    const config = this.#configFor({});
-    const request: DriverRequest = { runId: "session-messages", prompt: "", ...(query.env !== undefined ? { env: query.env } : {}) };
-    const proc = await this.#start(config, request, "session-messages", IDLE_SINK, this.#plan(config, request).offer);
-    const end = (): void => void proc.close();
-    signal.addEventListener("abort", end, { once: true });
-    try {
-      const init = await withHandshakeDeadline(proc.initialize(signal), config, this.descriptor.type, "initialize", end);
+    return this.#shortLived("session-messages", query, signal, async (proc, init, config, end) => {
       if (!init.agentCapabilities?.loadSession)
         throw new FeatureUnsupportedError(
           this.descriptor.type,
@@ -522,7 +508,7 @@ export class AcpDriver implements Driver {
       });
       try {
         const agent = proc.connection.agent;
-        const cwd = config.cwd ?? process.cwd();
+        const cwd = query.cwd ?? config.cwd ?? process.cwd();
         await withHandshakeDeadline(
           agent.request("session/load", { sessionId: query.sessionId, cwd, mcpServers: [] }, { cancellationSignal: signal }),
           config,
@@ -533,13 +519,50 @@ export class AcpDriver implements Driver {
         await withHandshakeDeadline(replayFence(agent), config, this.descriptor.type, "session/load", end);
       } catch (error) {
         signal.throwIfAborted();
-        if (error instanceof RequestError) return undefined;
-        throw error;
+        if (!(error instanceof RequestError)) throw error;
+        if (error.code === RESOURCE_NOT_FOUND) return undefined;
+        throw new DriverError({
+          op: "session/load",
+          device: this.descriptor.type,
+          code: ErrCode.Driver,
+          detail: rpcMessage(error),
+          cause: error,
+        });
       } finally {
         detach();
       }
-      const { messages, more } = replay.done();
-      return { messages, ...(more ? { nextCursor: encodeReplayCursor(offset + query.limit) } : {}) };
+      const { messages, next } = replay.done();
+      return { messages, ...(next !== undefined ? { nextCursor: encodeReplayCursor(next) } : {}) };
+    });
+  }
+
+  /**
+   * Runs `use` on a short-lived agent process for a call about the agent's sessions: started in
+   * `start.cwd`, else the config's (the config's command, arguments and environment, then
+   * `start.env`), `initialize`d within `handshakeTimeoutMs`, then handed to `use` with the
+   * `initialize` answer, the configuration and a function that ends the process; the process is
+   * ended however `use` ends, and when `signal` aborts (the call then rejects with its reason).
+   */
+  async #shortLived<T>(
+    runId: string,
+    start: { readonly env?: Readonly<Record<string, string>>; readonly cwd?: string },
+    signal: AbortSignal,
+    use: (proc: AcpProcess, init: InitializeResponse, config: AcpConfig, end: () => void) => Promise<T>,
+  ): Promise<T> {
+    signal.throwIfAborted();
+    const config = this.#configFor({});
+    const request: DriverRequest = {
+      runId,
+      prompt: "",
+      ...(start.env !== undefined ? { env: start.env } : {}),
+      ...(start.cwd !== undefined ? { cwd: start.cwd } : {}),
+    };
+    const proc = await this.#start(config, request, runId, IDLE_SINK, this.#plan(config, request).offer);
+    const end = (): void => void proc.close();
+    signal.addEventListener("abort", end, { once: true });
+    try {
+      const init = await withHandshakeDeadline(proc.initialize(signal), config, this.descriptor.type, "initialize", end);
+      return await use(proc, init, config, end);
     } catch (error) {
       signal.throwIfAborted();
       throw error;
@@ -1350,6 +1373,9 @@ function rpcDetails(error: unknown): Record<string, unknown> {
     ...(error.data !== undefined ? { rpcData: error.data } : {}),
   };
 }
+
+/** ACP's error code for a resource the agent does not hold (`RequestError.resourceNotFound`): a session it cannot load. */
+const RESOURCE_NOT_FOUND = -32002;
 
 /** The exit of a process the driver closed itself after its turn. */
 async function exitOf(proc: AcpProcess): Promise<Pick<DriverResponse, "exit">> {

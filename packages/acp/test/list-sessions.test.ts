@@ -88,6 +88,9 @@ describe("acp: listing the agent's sessions (session/list)", { timeout: 240_000 
       title: "session a",
       updatedAt: new Date("2026-12-07T06:00:00Z"),
     });
+    // The cwd filters the listing (the agent's own filter: this one has none); the agent is not started there.
+    const filtered = await agent.listSessions({ cwd: "/nonexistent/app" });
+    expect(filtered.sessions.map((session) => session.sessionId)).toEqual(["a", "b", "c", "d", "e"]);
     const bad = await failure(agent.listSessions({ cursor: "not-a-cursor" }));
     expect(findError(bad, InvalidOptionError)).toMatchObject({ field: "cursor" });
   });

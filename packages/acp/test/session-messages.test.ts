@@ -1,8 +1,13 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { RequestError } from "@agentclientprotocol/sdk";
 import { describe, expect, it } from "vitest";
 import { claudeTestEnv, startAnthropicServer } from "@adaptor/testkit";
 import { MemoryThreadStore } from "@adaptor/threadstore";
 import {
   Agent,
+  DriverError,
   ErrFeatureUnsupported,
   ErrResumeRejected,
   FeatureUnsupportedError,
@@ -127,10 +132,40 @@ describe("acp: reading a session's messages (session/load's replay)", { timeout:
     });
   });
 
-  it("a load the agent refuses is ErrResumeRejected; an agent without loadSession refuses after initialize; loadSession off refuses before any process", async () => {
-    await using refusing = new Agent(hostileAcp({ "session/load": [{ error: { code: -32603, message: "Invalid session identifier" } }] }));
-    expect(isError(await failure(refusing.getSessionMessages("gone")), ErrResumeRejected)).toBe(true);
+  it("the session is loaded in the Agent's cwd, by an agent started there; without one, in the driver's cwd", async () => {
+    const [agentDir, driverDir] = await Promise.all([
+      mkdtemp(join(tmpdir(), "acp-agent-cwd-")),
+      mkdtemp(join(tmpdir(), "acp-driver-cwd-")),
+    ]);
+    try {
+      const echo = { "session/load": [{ echoParams: true }, { respond: {} }] };
+      const loadedIn = async (agent: Agent): Promise<unknown> => JSON.parse((await agent.getSessionMessages("s-1")).messages[0]!.text);
+      await using withCwd = new Agent(hostileAcp(echo, { cwd: driverDir }), { cwd: agentDir });
+      expect(await loadedIn(withCwd)).toEqual({ params: { sessionId: "s-1", cwd: agentDir, mcpServers: [] }, cwd: agentDir });
+      await using withoutCwd = new Agent(hostileAcp(echo, { cwd: driverDir }));
+      expect(await loadedIn(withoutCwd)).toEqual({ params: { sessionId: "s-1", cwd: driverDir, mcpServers: [] }, cwd: driverDir });
+    } finally {
+      await Promise.all([rm(agentDir, { recursive: true }), rm(driverDir, { recursive: true })]);
+    }
+  });
 
+  it("a load the agent answers resource-not-found is ErrResumeRejected; any other error answer rejects with the agent's error as cause", async () => {
+    await using notFound = new Agent(hostileAcp({ "session/load": [{ error: { code: -32002, message: "Resource not found: gone" } }] }));
+    expect(isError(await failure(notFound.getSessionMessages("gone")), ErrResumeRejected)).toBe(true);
+
+    await using unauthenticated = new Agent(
+      hostileAcp({ "session/load": [{ error: { code: -32000, message: "Authentication required" } }] }),
+    );
+    const refused = await failure(unauthenticated.getSessionMessages("s-1"));
+    expect(isError(refused, ErrResumeRejected)).toBe(false);
+    expect(findError(refused, DriverError)).toMatchObject({ op: "session/load", device: "hostile", code: "DRIVER" });
+    expect(findError(refused, DriverError)!.message).toContain("Authentication required");
+    const cause = findError(refused, DriverError)!.cause;
+    expect(cause).toBeInstanceOf(RequestError);
+    expect(cause).toMatchObject({ code: -32000, message: "Authentication required" });
+  });
+
+  it("an agent without loadSession refuses after initialize; loadSession off refuses before any process", async () => {
     await using noLoad = new Agent(
       hostileAcp({ initialize: [{ respond: { protocolVersion: 1, agentCapabilities: { loadSession: false }, authMethods: [] } }] }),
     );

@@ -123,6 +123,8 @@ describe("public surface", () => {
       "JsonRpcConnection",
       "JsonRpcError",
       "LineTemplate",
+      "MAX_SESSION_MESSAGE_BYTES",
+      "MAX_SESSION_PAGE_BYTES",
       "NOT_ENFORCED_BY_RULE",
       "NOT_PROBED",
       "OneShotCliDriver",

@@ -22,6 +22,8 @@
 //   { "bogusReplies": n }          write n JSON-RPC replies to ids never requested, in one write
 //   { "stderr": text }             write text to stderr
 //   { "stderrParams": true }       write the request's method and params to stderr as one JSON line
+//   { "echoParams": true }         an agent_message_chunk whose text is JSON { params, cwd } (the request's
+//                                  params and the agent's working directory)
 //   { "sleepMs": n }               wait n ms
 //   { "awaitFile": path }          wait until this file exists
 //   { "closeStdout": true }        close stdout and stay alive
@@ -117,7 +119,13 @@ async function run(steps, id, sessionId, state, request = {}) {
       await new Promise((resolve) =>
         process.stderr.write(`${JSON.stringify({ method: request.method, params: request.params })}\n`, () => resolve()),
       );
-    else if ("stderr" in step) await new Promise((resolve) => process.stderr.write(step.stderr, () => resolve()));
+    else if ("echoParams" in step) {
+      const echoed = JSON.stringify({ params: request.params, cwd: process.cwd() });
+      await send({
+        method: "session/update",
+        params: { sessionId, update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: echoed } } },
+      });
+    } else if ("stderr" in step) await new Promise((resolve) => process.stderr.write(step.stderr, () => resolve()));
     else if ("sleepMs" in step) await new Promise((resolve) => setTimeout(resolve, step.sleepMs));
     else if ("awaitFile" in step) while (!existsSync(step.awaitFile)) await new Promise((resolve) => setTimeout(resolve, 50));
     else if ("closeStdout" in step) {

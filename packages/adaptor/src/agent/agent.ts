@@ -216,7 +216,8 @@ export class Agent implements AsyncDisposable {
    * line by line (a small record per entry, never the whole file in memory) and only the page's
    * entries are read again; no process is started. Codex: one short-lived `codex app-server`
    * answers `thread/turns/list` and is ended. ACP agents: a short-lived agent process replays the
-   * session on `session/load` (the whole history each time; only the page is kept) and is ended.
+   * session on `session/load` in this Agent's `cwd` (else the driver's) (the whole history each
+   * time; only the page is kept) and is ended.
    * Pass the page's `nextCursor` as `cursor` for the next page.
    * @param sessionId - the CLI's id of the session (`SessionSummary.sessionId`).
    * @param query.limit - messages per page, an integer in [1, 1000]; default 100.
@@ -231,7 +232,8 @@ export class Agent implements AsyncDisposable {
    * whose `initialize` answer offers no `loadSession`, after `initialize`; `ErrResumeRejected` when this host's CLI home holds no session `sessionId` (a wrong id,
    * another config dir or home), as an adoption of it would be; `ErrAgentClosed` after close();
    * InvalidDriverConfigError; DriverError for a CLI that fails to answer (`NOT_FOUND` for a
-   * missing executable); `signal`'s reason when aborted.
+   * missing executable; `DRIVER` for an ACP agent's error answer to `session/load` other than
+   * resource-not-found, its cause the agent's error); `signal`'s reason when aborted.
    */
   async getSessionMessages(sessionId: string, query: SessionMessagesQuery = {}, signal?: AbortSignal): Promise<SessionMessagePage> {
     const { limit, cursor } = checkSessionMessagesQuery(sessionId, query);
@@ -241,7 +243,7 @@ export class Agent implements AsyncDisposable {
     const driver = this.driver;
     if (driver.descriptor.capabilities.sessions.messages !== true || typeof driver.getSessionMessages !== "function")
       throw new FeatureUnsupportedError(driver.descriptor.type, "getSessionMessages", "it cannot read its CLI's sessions");
-    const env = this.#options.env;
+    const { env, cwd } = this.#options;
     const page = await this.#sessionCall(driver, signal, (inner) =>
       driver.getSessionMessages!(
         {
@@ -249,6 +251,7 @@ export class Agent implements AsyncDisposable {
           limit,
           ...(cursor !== undefined ? { cursor } : {}),
           ...(env !== undefined ? { env } : {}),
+          ...(cwd !== undefined ? { cwd } : {}),
         },
         inner,
       ),

@@ -1,9 +1,9 @@
-import type { Dirent } from "node:fs";
-import { lstat, readdir } from "node:fs/promises";
+import { lstat } from "node:fs/promises";
 import { join } from "node:path";
 import type { DriverListSessionsQuery, SessionPage, SessionSummary, SkippedSession } from "@adaptor/driver";
 import { readFileEnds } from "@adaptor/driver/process";
 import type { ClaudeConfig } from "../config.js";
+import { entriesOf } from "../session-state/folder-entries.js";
 import { claudeProjectDir, claudeProjectsDir, MAX_PROJECT_DIR, SESSION_ID } from "../session-state/claude-session-transfer.js";
 import { comparePositions, decodeCursor, encodeCursor, type ListingPosition } from "./session-cursor.js";
 import { readTranscriptEnds } from "./transcript-summary.js";
@@ -13,17 +13,6 @@ export const TRANSCRIPT_END_BYTES = 64 * 1024;
 const READ_OP = "list claude sessions";
 /** Transcripts whose modification time is asked at once. */
 const LSTAT_BATCH = 128;
-
-/** Entries of `dir`, or none when it is missing or not a folder. */
-async function entriesOf(dir: string): Promise<Dirent[]> {
-  try {
-    return await readdir(dir, { withFileTypes: true });
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === "ENOENT" || code === "ENOTDIR") return [];
-    throw error;
-  }
-}
 
 /** The project folders to look in: all of them, or those the CLI may name after `cwd`. */
 function wantedFolder(cwd: string | undefined): (name: string) => boolean {

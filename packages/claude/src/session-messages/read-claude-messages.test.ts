@@ -181,7 +181,7 @@ describe("readClaudeMessages", () => {
 });
 
 describe("transcript index", () => {
-  it("an entry longer than the scan keeps whole is linked from its ends but not shown, and the chain goes on past it", async () => {
+  it("an entry longer than the scan keeps whole is linked from its head and its uuid but not shown, and the chain goes on past it", async () => {
     const big = "x".repeat(5000);
     const home = await transcript([
       prompt("11111111-1111-4111-8111-111111111111", null, "short"),
@@ -206,6 +206,89 @@ describe("transcript index", () => {
         ["3", "prompt"],
       ]);
       expect(groupMessages(chain).map((message) => message.role)).toEqual(["user", "user"]);
+    } finally {
+      await handle.close();
+    }
+  });
+
+  it("a tool result longer than the scan keeps whole is linked by its uuid before a longer toolUseResult, even cut across two reads", async () => {
+    // The CLI's own key order for a tool result entry: the uuid and timestamp follow the message,
+    // and toolUseResult (the output again) follows them.
+    const cli = (fields: Line): Line => ({
+      ...fields,
+      userType: "external",
+      entrypoint: "sdk-cli",
+      cwd: "/work/app",
+      sessionId: SESSION,
+      version: "2.1.332",
+      gitBranch: "",
+    });
+    const first = "11111111-1111-4111-8111-111111111111";
+    const call = "22222222-2222-4222-8222-222222222222";
+    const result = "33333333-3333-4333-8333-333333333333";
+    const summary = "44444444-4444-4444-8444-444444444444";
+    const output = "x".repeat(300_000);
+    const lines = (pad: number): string =>
+      [
+        cli({
+          parentUuid: null,
+          isSidechain: false,
+          promptId: "p1",
+          type: "user",
+          message: { role: "user", content: "read it" },
+          uuid: first,
+          timestamp: "2026-12-07T09:00:00.000Z",
+        }),
+        cli({
+          parentUuid: first,
+          isSidechain: false,
+          message: {
+            id: "msg_1",
+            role: "assistant",
+            content: [{ type: "tool_use", id: "toolu_1", name: "Read", input: { file_path: "/x" } }],
+          },
+          type: "assistant",
+          uuid: call,
+          timestamp: "2026-12-07T09:00:01.000Z",
+        }),
+        cli({
+          parentUuid: call,
+          isSidechain: false,
+          promptId: "p1",
+          type: "user",
+          message: { role: "user", content: [{ type: "tool_result", tool_use_id: "toolu_1", content: "y".repeat(pad) }] },
+          uuid: result,
+          timestamp: "2026-12-07T09:00:02.000Z",
+          toolUseResult: { stdout: output },
+        }),
+        cli({
+          parentUuid: result,
+          isSidechain: false,
+          message: { id: "msg_2", role: "assistant", content: [{ type: "text", text: "done" }] },
+          type: "assistant",
+          uuid: summary,
+          timestamp: "2026-12-07T09:00:03.000Z",
+        }),
+      ]
+        .map((line) => JSON.stringify(line))
+        .join("\n");
+    // The result's uuid starts 20 bytes before the scan's second read of 256 KiB, so the two reads cut it.
+    const at = lines(0).indexOf(`"uuid":"${result}"`);
+    const text = lines(256 * 1024 - 20 - at);
+    expect(text.indexOf(`"uuid":"${result}"`)).toBe(256 * 1024 - 20);
+    const home = await transcript([text]);
+    const handle = await open(join(home, "projects", "-work-app", `${SESSION}.jsonl`));
+    try {
+      const indexer = new TranscriptIndexer();
+      await scanLines(handle, (await handle.stat()).size, 1024, (line) => indexer.add(line));
+      const index = indexer.done();
+      const chain = chainTo(index, index.leaf!);
+      expect(chain.map((entry) => [entry.uuid, entry.kind])).toEqual([
+        [first, "prompt"],
+        [call, "assistant"],
+        [result, "other"],
+        [summary, "assistant"],
+      ]);
     } finally {
       await handle.close();
     }

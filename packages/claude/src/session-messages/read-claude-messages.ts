@@ -1,19 +1,25 @@
-import type { Dirent } from "node:fs";
-import { lstat, readdir } from "node:fs/promises";
+import { lstat } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import type { DriverSessionMessagesQuery, SessionMessage, SessionMessagePage, SessionToolCall, SessionToolResult } from "@adaptor/driver";
-import { decodeSessionCursor, encodeSessionCursor, toolResultText } from "@adaptor/driver/kit";
+import {
+  decodeSessionCursor,
+  encodeSessionCursor,
+  MAX_SESSION_MESSAGE_BYTES,
+  MAX_SESSION_PAGE_BYTES,
+  toolResultText,
+} from "@adaptor/driver/kit";
 import { checkSessionFolders, openRegularFile } from "@adaptor/driver/process";
 import type { ClaudeConfig } from "../config.js";
+import { entriesOf } from "../session-state/folder-entries.js";
 import { claudeProjectsDir, SESSION_ID } from "../session-state/claude-session-transfer.js";
 import { chainTo, groupMessages, TranscriptIndexer, type IndexedEntry, type MessageEntries } from "./transcript-index.js";
 import { readLine, scanLines } from "./transcript-lines.js";
 
 const READ_OP = "read claude session messages";
 /** The longest transcript entry read whole (a longer one, a huge pasted file or tool output, is linked but not shown). */
-export const MAX_ENTRY_BYTES = 16 * 1024 * 1024;
+const MAX_ENTRY_BYTES = MAX_SESSION_MESSAGE_BYTES;
 /** Bytes of entries one page reads at most: a page ends early, after at least one message, once they are read. */
-export const MAX_PAGE_BYTES = 64 * 1024 * 1024;
+const MAX_PAGE_BYTES = MAX_SESSION_PAGE_BYTES;
 
 /** Where a read of a session's messages stands: the conversation's last entry when the first page was read, and the messages given. */
 interface ReadPosition {
@@ -36,17 +42,6 @@ function readPosition(value: unknown): ReadPosition | undefined {
 function refusedCursor(cursor: string): never {
   // decodeSessionCursor's refusal, for a cursor that decodes but names no place in this session.
   return decodeSessionCursor<never>(cursor, () => undefined, "this Claude Code session's messages", "getSessionMessages query");
-}
-
-/** Entries of `dir`, or none when it is missing or not a folder. */
-async function entriesOf(dir: string): Promise<Dirent[]> {
-  try {
-    return await readdir(dir, { withFileTypes: true });
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === "ENOENT" || code === "ENOTDIR") return [];
-    throw error;
-  }
 }
 
 /**

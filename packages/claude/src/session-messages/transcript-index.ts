@@ -37,7 +37,6 @@ type Json = Record<string, unknown>;
 const UUID_PATTERN = "[0-9a-fA-F-]{36}";
 const PARENT = new RegExp(`^\\{"parentUuid":(?:"(${UUID_PATTERN})"|null)`);
 const SIDECHAIN = /^\{"parentUuid":(?:"[^"]*"|null),"isSidechain":true/;
-const LAST_UUID = new RegExp(`"uuid":"(${UUID_PATTERN})"(?![\\s\\S]*"uuid":")`);
 
 /** The kind of a parsed `user` or `assistant` entry. */
 function kindOf(entry: Json): EntryKind {
@@ -64,7 +63,7 @@ export class TranscriptIndexer {
 
   /** Indexes one scanned line. */
   add(line: ScannedLine): void {
-    if (line.edges) return this.#addOversized(line);
+    if (line.oversized) return this.#addOversized(line.oversized, line);
     let entry: unknown;
     try {
       entry = JSON.parse(line.text!.toString("utf8"));
@@ -98,15 +97,14 @@ export class TranscriptIndexer {
   }
 
   /**
-   * An entry too long to keep whole: linked from what its ends say (the CLI writes `parentUuid`
-   * and `isSidechain` first and `uuid` after the message), never shown.
+   * An entry too long to keep whole: linked from its head (the CLI writes `parentUuid` and
+   * `isSidechain` first) and the `uuid` the scan found in it (after the message), never shown.
    */
-  #addOversized(line: ScannedLine): void {
-    const head = line.edges!.head.toString("latin1");
+  #addOversized(oversized: NonNullable<ScannedLine["oversized"]>, line: ScannedLine): void {
+    const head = oversized.head.toString("latin1");
     const parent = PARENT.exec(head);
-    const uuid = LAST_UUID.exec(line.edges!.tail.toString("latin1"));
-    if (!parent || !uuid || SIDECHAIN.test(head)) return;
-    this.#put({ uuid: uuid[1]!, parent: parent[1], kind: "other", messageId: undefined, offset: line.offset, length: line.length });
+    if (!parent || oversized.uuid === undefined || SIDECHAIN.test(head)) return;
+    this.#put({ uuid: oversized.uuid, parent: parent[1], kind: "other", messageId: undefined, offset: line.offset, length: line.length });
   }
 
   #put(entry: IndexedEntry): void {

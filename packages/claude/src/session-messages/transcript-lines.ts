@@ -2,8 +2,16 @@ import type { FileHandle } from "node:fs/promises";
 
 /** Bytes asked of the file per read while a transcript is scanned. */
 const SCAN_CHUNK_BYTES = 256 * 1024;
-/** Bytes kept of each end of an entry longer than the scan keeps whole. */
-export const OVERSIZED_EDGE_BYTES = 64 * 1024;
+/** Bytes kept of the start of an entry longer than the scan keeps whole. */
+export const OVERSIZED_HEAD_BYTES = 64 * 1024;
+
+/**
+ * An entry's own `uuid`, as the CLI writes it: at the top level, right before its `timestamp`
+ * (after the message, and before a tool result's `toolUseResult`, which can be longer still).
+ */
+const ENTRY_UUID = /"uuid":"([0-9a-fA-F-]{36})","timestamp":"/;
+/** Bytes of one piece of a long line kept for the next, so an {@link ENTRY_UUID} cut across two pieces is found. */
+const ENTRY_UUID_CARRY = '"uuid":"'.length + 36 + '","timestamp":"'.length - 1;
 
 /** One line of a transcript as the scan saw it. */
 export interface ScannedLine {
@@ -13,14 +21,18 @@ export interface ScannedLine {
   readonly length: number;
   /** The whole line, when it is at most the scan's `maxLineBytes` long. */
   readonly text?: Buffer;
-  /** A longer line's first and last bytes (at most {@link OVERSIZED_EDGE_BYTES} each). */
-  readonly edges?: { readonly head: Buffer; readonly tail: Buffer };
+  /**
+   * A longer line: its first bytes (at most {@link OVERSIZED_HEAD_BYTES}), and the entry's own
+   * `uuid` found anywhere in it (the first top-level `"uuid":"…","timestamp":"`), if any.
+   */
+  readonly oversized?: { readonly head: Buffer; readonly uuid: string | undefined };
 }
 
 /**
  * Reads the first `size` bytes of `handle` line by line (`\n`), `SCAN_CHUNK_BYTES` at a time, and
  * hands each line to `onLine` in order, so a transcript of any size is scanned with a bounded
- * buffer: a line longer than `maxLineBytes` is handed as its two ends only. A last line without
+ * buffer: a line longer than `maxLineBytes` is handed as its head and the entry uuid found in it
+ * (searched piece by piece, with a few bytes carried between pieces). A last line without
  * its newline (one still being written) is handed too; the caller's parse decides.
  * @throws the read's I/O error; `signal.reason` when aborted (checked between reads).
  */
@@ -37,7 +49,14 @@ export async function scanLines(
   let lineStart = 0;
   let lineBytes = 0;
   let head: Buffer | undefined;
-  let tail = Buffer.alloc(0);
+  let uuid: string | undefined;
+  let carry = "";
+  const search = (piece: Buffer): void => {
+    if (uuid !== undefined) return;
+    const text = carry + piece.toString("latin1");
+    uuid = ENTRY_UUID.exec(text)?.[1];
+    carry = text.slice(-ENTRY_UUID_CARRY);
+  };
   const take = (piece: Buffer): void => {
     lineBytes += piece.length;
     if (head === undefined && kept + piece.length <= maxLineBytes) {
@@ -47,23 +66,22 @@ export async function scanLines(
     }
     if (head === undefined) {
       const whole = Buffer.concat([...parts, piece]);
-      head = Buffer.from(whole.subarray(0, OVERSIZED_EDGE_BYTES));
-      tail = Buffer.from(whole.subarray(Math.max(0, whole.length - OVERSIZED_EDGE_BYTES)));
+      head = Buffer.from(whole.subarray(0, OVERSIZED_HEAD_BYTES));
       parts = [];
       kept = 0;
+      search(whole);
       return;
     }
-    const joined = Buffer.concat([tail, piece]);
-    tail = Buffer.from(joined.subarray(Math.max(0, joined.length - OVERSIZED_EDGE_BYTES)));
+    search(piece);
   };
   const finish = (): void => {
-    if (head !== undefined) onLine({ offset: lineStart, length: lineBytes, edges: { head, tail } });
+    if (head !== undefined) onLine({ offset: lineStart, length: lineBytes, oversized: { head, uuid } });
     else if (lineBytes > 0) onLine({ offset: lineStart, length: lineBytes, text: parts.length === 1 ? parts[0]! : Buffer.concat(parts) });
     lineStart += lineBytes + 1;
     parts = [];
     kept = lineBytes = 0;
-    head = undefined;
-    tail = Buffer.alloc(0);
+    head = uuid = undefined;
+    carry = "";
   };
   let position = 0;
   while (position < size) {

@@ -21,9 +21,8 @@ export function claudeLaunchSignature(config: ClaudeConfig, request: DriverReque
       // Hooks are registered by the process's initialize request.
       hooks: request.hooks?.length ? [...request.hooks].sort() : undefined,
       hookMatchers: request.hookMatchers,
-      // Permission rules and extra directories are launch flags and settings.
+      // Permission rules are launch flags and settings.
       toolRules: request.toolRules,
-      additionalDirectories: request.additionalDirectories,
       // --permission-mode plan is a launch flag.
       planMode: request.planMode,
       // --effort is a launch flag.

@@ -29,7 +29,9 @@ export interface ShortLivedAppServer {
  * the config's grace) and returns what `work` returned. No thread is started unless `work` does.
  * Server requests are answered method-not-found; notifications are dropped.
  * @throws what `work` throws, a `CodexRpcError` as a DriverError `DRIVER` (op the method, the error
- * its cause) unless `mapRpcError` maps it first; the spawn's DriverError (`NOT_FOUND`);
+ * its cause) unless `mapRpcError` maps it first; the read's DriverError when codex's output could
+ * not be read (`RESOURCE_EXHAUSTED` for a line over `maxLineBytes`), whatever `work` threw after
+ * it; the spawn's DriverError (`NOT_FOUND`);
  * `signal.reason` once aborted (the process is then ended).
  */
 export async function withShortLivedAppServer<T>(
@@ -55,13 +57,15 @@ export async function withShortLivedAppServer<T>(
     },
     config.replyTimeoutMs,
   );
+  /** Why reading codex's output failed (a line over `maxLineBytes`), if it did: the call's error then. */
+  let readError: unknown;
   const pump = (async () => {
     try {
       for await (const line of proc.lines()) if (line.kind === "json") rpc.accept(line.value);
-    } catch {
-      // the exit decides
+    } catch (err) {
+      readError = err;
     } finally {
-      rpc.close("codex app-server exited");
+      rpc.close(readError ?? "codex app-server exited");
     }
   })();
   const onAbort = (): void => void proc.terminate();
@@ -78,6 +82,7 @@ export async function withShortLivedAppServer<T>(
     outcome = await work(rpc);
   } catch (err) {
     signal?.throwIfAborted();
+    if (readError !== undefined) throw readError;
     if (err instanceof CodexRpcError)
       throw mapRpcError?.(err) ?? new DriverError({ op: err.method, device: DEVICE, code: ErrCode.Driver, cause: err });
     throw err;

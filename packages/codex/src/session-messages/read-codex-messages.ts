@@ -13,6 +13,11 @@ import type { Turn } from "../protocol/generated/v2/Turn.js";
 const METHOD = "thread/turns/list";
 const SUBJECT = "getSessionMessages query";
 const READ = "this codex thread's messages";
+/**
+ * Turns asked of codex a request: every item of a batch comes in one JSON line, so a small batch
+ * keeps the line (under `maxLineBytes`) and a page's memory small whatever the page's `limit`.
+ */
+const TURN_BATCH = 2;
 
 /**
  * Where a read of a thread's messages stands: codex's cursor of the batch of turns the next page
@@ -134,14 +139,15 @@ type Reading = { readonly page: SessionMessagePage } | { readonly unknown: true 
  * One page of the messages of codex thread `query.sessionId` in the Codex home a run with
  * `query.env` uses (`codexHome`, else `CODEX_HOME`, else `~/.codex`), oldest first, asked of a
  * short-lived `codex app-server` (`initialize`, then `thread/turns/list` with every item,
- * oldest turn first, `limit` turns a request, until the page is full; then its stdin is closed and
+ * oldest turn first, {@link TURN_BATCH} turns a request, until the page is full; then its stdin is closed and
  * the process ended): the thread is not resumed and no model is called. Messages are made of the
  * turns' items (see {@link turnMessages}); a subagent's own thread is not part of it. Codex's
  * times are its items' start, in milliseconds.
  * @returns `undefined` when codex holds no thread of that id in this home.
  * @throws InvalidOptionError (subject `"getSessionMessages query"`, field `cursor`) for a cursor
  * this read did not give or codex refuses; DriverError `NOT_FOUND` for a missing executable,
- * `DRIVER` for any other refusal or a malformed answer (its cause the `CodexRpcError`);
+ * `DRIVER` for any other refusal or a malformed answer (its cause the `CodexRpcError`),
+ * `RESOURCE_EXHAUSTED` when a batch's answer is longer than `maxLineBytes`;
  * `signal.reason` when aborted (the process is then ended).
  */
 export async function readCodexMessages(
@@ -153,7 +159,7 @@ export async function readCodexMessages(
   const start =
     query.cursor !== undefined
       ? decodeSessionCursor(query.cursor, readPosition, READ, SUBJECT)
-      : { from: null, batch: query.limit, skip: 0 };
+      : { from: null, batch: TURN_BATCH, skip: 0 };
   const reading = await withShortLivedAppServer<Reading>(
     { command, config, cwd: config.cwd ?? process.cwd(), env: query.env, signal },
     async (rpc) => {

@@ -18,8 +18,6 @@ export function codexLaunchSignature(command: string, config: CodexConfig, reque
     extra: {
       command,
       skills: skillsDigest(request.skills),
-      // The writable roots go with the thread's config when it is opened: a parked process keeps them.
-      additionalDirectories: request.additionalDirectories,
     },
   });
 }

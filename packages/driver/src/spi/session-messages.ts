@@ -73,4 +73,10 @@ export interface DriverSessionMessagesQuery {
   readonly cursor?: string;
   /** The extra environment a run of the Agent gets (it may name the CLI home, e.g. `CLAUDE_CONFIG_DIR`, `CODEX_HOME`). */
   readonly env?: Readonly<Record<string, string>>;
+  /**
+   * The Agent's `cwd` (an absolute directory), where a driver that starts a process to read the
+   * session starts it (an ACP agent loads the session in it); absent when the Agent has none, and
+   * the driver's own `cwd` then applies.
+   */
+  readonly cwd?: string;
 }

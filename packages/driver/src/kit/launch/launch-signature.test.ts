@@ -22,6 +22,7 @@ describe("launchSignature", () => {
       launchSignature({ ...base, request: { policy: { sandbox: "read_only" } } }),
       launchSignature({ ...base, request: { outputSchema: { type: "object" } } }),
       launchSignature({ ...base, request: { mcpServers: [] } }),
+      launchSignature({ ...base, request: { additionalDirectories: ["/shared"] } }),
       launchSignature({ ...base, extra: { command: "/bin/x" } }),
     ];
     expect(new Set([launchSignature(base), ...variants]).size).toBe(variants.length + 1);

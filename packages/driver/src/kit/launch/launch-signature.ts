@@ -20,8 +20,14 @@ export interface LaunchInputs {
   readonly config: { readonly cwd?: string | undefined; readonly model?: string | undefined; readonly env?: unknown };
   /** The merged child environment the process gets (e.g. from `mergeChildEnv`). */
   readonly env: Readonly<Record<string, string | undefined>>;
-  /** The run: its cwd, model, policy, MCP servers, output schema, system prompt and subagents count; prompt, run id and session do not. */
-  readonly request: Pick<DriverRequest, "cwd" | "model" | "policy" | "mcpServers" | "outputSchema" | "systemPrompt" | "agents">;
+  /**
+   * The run: its cwd, model, policy, MCP servers, output schema, system prompt, subagents and
+   * additional directories count; prompt, run id and session do not.
+   */
+  readonly request: Pick<
+    DriverRequest,
+    "cwd" | "model" | "policy" | "mcpServers" | "outputSchema" | "systemPrompt" | "agents" | "additionalDirectories"
+  >;
   /** Further spawn inputs of this driver (the resolved executable, a hash of staged skills...). */
   readonly extra?: Readonly<Record<string, unknown>>;
 }
@@ -29,7 +35,8 @@ export interface LaunchInputs {
 /**
  * A sha256 (hex) over every spawn input of a turn except which conversation it continues: the
  * config, the merged environment, cwd (the run's, else the config's, else `process.cwd()`), model
- * (the run's, else the config's), policy, MCP servers, output schema, system prompt, subagents and `extra`. Two turns with
+ * (the run's, else the config's), policy, MCP servers, output schema, system prompt, subagents,
+ * additional directories and `extra`. Two turns with
  * the same signature would launch the CLI alike, so a parked or pre-warmed process may serve the
  * other; any difference means a fresh process ({@link ProcessPool}).
  */
@@ -45,6 +52,7 @@ export function launchSignature(inputs: LaunchInputs): string {
     outputSchema: request.outputSchema,
     systemPrompt: request.systemPrompt,
     agents: request.agents,
+    additionalDirectories: request.additionalDirectories,
     extra: inputs.extra,
   };
   return createHash("sha256").update(stableJson(hashed)).digest("hex");
