@@ -1,9 +1,9 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { addFilePatch, type ResponsesRequestView, type ResponsesScriptRule } from "@adaptor/testkit";
-import { acceptEdits, Agent, type AgentEvent, type ApprovalRequest } from "adaptor";
+import { acceptEdits, Agent, InvalidPolicyError, type AgentEvent, type ApprovalRequest } from "adaptor";
 import { codexHarness, type CodexHarness } from "./support.js";
 
 // Real codex binary, app-server transport: rules given before the run (`policy.approvals.rules`)
@@ -83,5 +83,64 @@ describe("policy rules on codex (real binary, app-server)", () => {
       ["denied", undefined],
       ["denied", undefined],
     ]);
+  });
+  it("a deny rule naming the model's command (shell, commandPrefix cat) denies it under ask, though codex asks about it wrapped as /bin/bash -lc '...'", async () => {
+    h = await codexHarness({ rules: [stepsInOrder("READ_SECRET", () => [{ command: "cat secret.txt" }])] });
+    writeFileSync(join(h.env.workDir, "secret.txt"), "TOPSECRET\n");
+    const requests: ApprovalRequest[] = [];
+    const agent = new Agent(h.driver, {
+      onApproval: (request) => {
+        requests.push(request);
+        request.approve();
+      },
+    });
+    const stream = agent.stream("READ_SECRET", {
+      policy: { approvals: { permission: "ask", rules: [{ toolName: "shell", commandPrefix: "cat", outcome: "deny", reason: "no reading" }] } },
+    });
+    const events: AgentEvent[] = [];
+    for await (const event of stream) events.push(event);
+    const result = await stream.result();
+    await agent.close();
+    expect(result.text).toBe("finished");
+    expect(requests).toEqual([]);
+    const requested = notices(events, "approval.requested");
+    expect(requested).toEqual([expect.objectContaining({ toolName: "shell", rule: { toolName: "shell", commandPrefix: "cat" } })]);
+    expect(notices(events, "approval.resolved").map((d) => [d.outcome, d.rule])).toEqual([["denied", { toolName: "shell", commandPrefix: "cat" }]]);
+    const outputs = events.flatMap((e) => (e.type === "tool-result" ? [String(e.output)] : []));
+    expect(outputs.join("\n")).not.toContain("TOPSECRET");
+  });
+
+  it.each([
+    ["permission unset, sandbox workspace_write (approval policy never)", { sandbox: "workspace_write" as const, approvals: {} }],
+    ["permission unset, no sandbox (codex's own on-request)", { approvals: {} }],
+    ["permission inherit", { approvals: { permission: "inherit" as const } }],
+  ])("%s: a deny rule, which codex would never consult (it runs cat secret.txt unasked), is refused before launch", async (_name, policy) => {
+    h = await codexHarness({ rules: [stepsInOrder("READ_SECRET", () => [{ command: "cat secret.txt" }])] });
+    writeFileSync(join(h.env.workDir, "secret.txt"), "TOPSECRET\n");
+    const requests: ApprovalRequest[] = [];
+    const agent = new Agent(h.driver, {
+      onApproval: (request) => {
+        requests.push(request);
+        request.deny("asked");
+      },
+    });
+    // Without the rule: nothing is asked and the file is read.
+    const events: AgentEvent[] = [];
+    const stream = agent.stream("READ_SECRET", { policy });
+    for await (const event of stream) events.push(event);
+    await stream.result();
+    expect(requests).toEqual([]);
+    expect(events.flatMap((e) => (e.type === "tool-result" ? [String(e.output)] : []))).toEqual(["TOPSECRET\n"]);
+    const served = h.server.requests.length;
+    const verdict = await agent
+      .run("READ_SECRET", {
+        policy: { ...policy, approvals: { ...policy.approvals, rules: [{ toolName: "shell", commandPrefix: "cat", outcome: "deny" }] } },
+      })
+      .catch((error: unknown) => error);
+    await agent.close();
+    expect(verdict).toBeInstanceOf(InvalidPolicyError);
+    expect(verdict).toMatchObject({ field: "approvals.rules[0].outcome" });
+    expect((verdict as Error).message).toContain('use permission "ask"');
+    expect(h.server.requests).toHaveLength(served);
   });
 });

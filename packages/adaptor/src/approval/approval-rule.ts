@@ -95,6 +95,49 @@ export function commandOf(input: unknown): string | undefined {
   return undefined;
 }
 
+/** A shell a CLI wraps the model's command in (codex: `/bin/bash -lc '<command>'`). */
+const WRAPPING_SHELL = /^(?:\/(?:usr\/)?bin\/)?(?:bash|sh|zsh)$/;
+/** The flags of such a shell before the command it runs: `-c`, `-lc`, `-cl`. */
+const COMMAND_FLAG = /^-(?:c|lc|cl)$/;
+/** One word of POSIX shell text: bare safe characters, single-quoted runs, `\'` and `"'"`. */
+const QUOTED_WORD = /^(?:[A-Za-z0-9_./=:,+@%-]+|'[^']*'|\\'|"'")+$/;
+
+/** The text of a single shell word (see {@link QUOTED_WORD}), undefined when `word` is not one. */
+function unquoted(word: string): string | undefined {
+  if (!QUOTED_WORD.test(word)) return undefined;
+  return word.replace(/'([^']*)'|\\'|"'"/g, (_piece, run: string | undefined) => run ?? "'");
+}
+
+/**
+ * The command a shell wrapper runs: `<shell> -lc <one quoted word>` (codex 0.171.0 asks about
+ * `/bin/bash -lc 'cat secret.txt'` for the model's `cat secret.txt`), or the argv
+ * `[<shell>, "-lc", <command>]`; undefined for any other command.
+ */
+function wrappedCommand(input: unknown): string | undefined {
+  if (typeof input !== "object" || input === null) return undefined;
+  const command = (input as { command?: unknown }).command;
+  if (Array.isArray(command))
+    return command.length === 3 && WRAPPING_SHELL.test(String(command[0])) && COMMAND_FLAG.test(String(command[1])) && typeof command[2] === "string"
+      ? command[2]
+      : undefined;
+  if (typeof command !== "string") return undefined;
+  const [shell, flag, ...rest] = command.split(" ");
+  if (shell === undefined || flag === undefined || rest.length === 0 || !WRAPPING_SHELL.test(shell) || !COMMAND_FLAG.test(flag)) return undefined;
+  return unquoted(rest.join(" "));
+}
+
+/**
+ * The commands a command rule is compared with: the ask's command ({@link commandOf}) and, when it
+ * is a shell wrapper around one command, that command, so a rule names what the model asked to
+ * run (`cat secret.txt`) whichever form the CLI asks in.
+ */
+export function commandsOf(input: unknown): string[] {
+  const command = commandOf(input);
+  if (command === undefined) return [];
+  const inner = wrappedCommand(input);
+  return inner === undefined || inner === command ? [command] : [command, inner];
+}
+
 /**
  * The files an ask's input names: `file_path`, `notebook_path`, `path` (Claude's file tools, most
  * ACP agents), a Codex patch's `changes[].path` or `fileChanges` keys. Empty when it names none.
@@ -200,13 +243,11 @@ function insideReally(file: string, folder: string, realFolder: string): boolean
 export function ruleMatches(rule: ApprovalRule, subject: RuleSubject, realFolder?: string, files: "every" | "any" = "every"): boolean {
   if (subject.kind !== "permission" || subject.toolName !== rule.toolName) return false;
   if (rule.command !== undefined || rule.commandPrefix !== undefined) {
-    const command = commandOf(subject.input);
-    if (command === undefined) return false;
-    if (rule.command !== undefined && command !== rule.command) return false;
-    if (rule.commandPrefix !== undefined) {
-      if (SHELL_OPERATOR.test(command)) return false;
-      if (command !== rule.commandPrefix && !command.startsWith(`${rule.commandPrefix} `)) return false;
-    }
+    const matches = (command: string): boolean =>
+      rule.command !== undefined
+        ? command === rule.command
+        : !SHELL_OPERATOR.test(command) && (command === rule.commandPrefix || command.startsWith(`${rule.commandPrefix!} `));
+    if (!commandsOf(subject.input).some(matches)) return false;
   }
   if (rule.pathPrefix !== undefined) {
     const paths = pathsOf(subject.input);
