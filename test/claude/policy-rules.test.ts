@@ -139,4 +139,28 @@ describe("policy rules on claude (real binary)", () => {
       expect(h.server.requests.length).toBe(served);
     },
   );
+  it("under ask a Read that Claude Code runs unasked, inside a folder a deny rule names, fails the run policy_violation naming the rule", async () => {
+    let file = "";
+    h = await harness([callsInOrder("READ_KEY", () => [{ name: "Read", input: { file_path: file } }])]);
+    const workDir = h.env.workDir;
+    mkdirSync(join(workDir, "secret"));
+    file = join(workDir, "secret", "key.pem");
+    writeFileSync(file, "TOPSECRET\n");
+    const rule = { toolName: "Read", pathPrefix: join(workDir, "secret") };
+    const requests: ApprovalRequest[] = [];
+    const stream = h.agent.stream("READ_KEY", {
+      policy: { approvals: { permission: "ask", rules: [{ ...rule, outcome: "deny" }] } },
+      onApproval: (request) => {
+        requests.push(request);
+        request.approve();
+      },
+    });
+    const events: AgentEvent[] = [];
+    for await (const event of stream) events.push(event);
+    const verdict = await stream.result().catch((error: unknown) => error);
+    expect(requests).toEqual([]);
+    expect(notices(events, "approval.unasked")).toEqual([expect.objectContaining({ toolName: "Read", mode: "ask", rule })]);
+    expect(verdict).toMatchObject({ reason: "policy_violation", details: { fields: ["approvals.permission"] } });
+    expect((verdict as Error).message).toContain(`named by the deny rule ${JSON.stringify(rule)}`);
+  });
 });

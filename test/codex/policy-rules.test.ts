@@ -143,4 +143,32 @@ describe("policy rules on codex (real binary, app-server)", () => {
     expect((verdict as Error).message).toContain('use permission "ask"');
     expect(h.server.requests).toHaveLength(served);
   });
+  it("a command codex runs unasked (an earlier acceptForSession grant) that a deny rule remembered since names fails the run policy_violation", async () => {
+    h = await codexHarness({
+      rules: [stepsInOrder("GRANT_THEN_DENY", () => [{ command: "cat secret.txt" }, { command: "cat notes.txt" }, { command: "cat secret.txt" }])],
+    });
+    writeFileSync(join(h.env.workDir, "secret.txt"), "TOPSECRET\n");
+    const requests: ApprovalRequest[] = [];
+    const agent = new Agent(h.driver, {
+      onApproval: (request) => {
+        requests.push(request);
+        if (requests.length === 1) request.answer("acceptForSession");
+        else request.deny("never cat", { remember: { toolName: "shell", commandPrefix: "cat" } });
+      },
+    });
+    const stream = agent.stream("GRANT_THEN_DENY", { policy: { approvals: { permission: "ask" } } });
+    const events: AgentEvent[] = [];
+    for await (const event of stream) events.push(event);
+    const verdict = await stream.result().catch((error: unknown) => error);
+    await agent.close();
+    expect(requests.map((r) => (r.input as { command: string }).command)).toEqual(["/bin/bash -lc 'cat secret.txt'", "/bin/bash -lc 'cat notes.txt'"]);
+    const rule = { toolName: "shell", commandPrefix: "cat" };
+    const unasked = notices(events, "approval.unasked");
+    expect(unasked).toEqual([expect.objectContaining({ toolName: "shell", mode: "ask", rule })]);
+    expect(verdict).toMatchObject({ reason: "policy_violation", details: { fields: ["approvals.permission"], toolCallIds: [unasked[0]!.toolCallId] } });
+    expect((verdict as Error).message).toContain(`named by the deny rule ${JSON.stringify(rule)}`);
+    expect((verdict as { result: { enforcement: unknown } }).result.enforcement).toEqual(
+      expect.arrayContaining([expect.objectContaining({ field: "approvals.permission", value: "ask", enforced: false })]),
+    );
+  });
 });
