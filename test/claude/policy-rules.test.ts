@@ -93,7 +93,9 @@ describe("policy rules on claude (real binary)", () => {
     writeFileSync(join(h.env.configDir, "settings.json"), JSON.stringify({ permissions: { allow: ["Bash(cat:*)"] } }));
     const requests: ApprovalRequest[] = [];
     const stream = h.agent.stream("READ_SECRET", {
-      policy: { approvals: { permission: "ask", rules: [{ toolName: "Bash", commandPrefix: "cat", outcome: "deny", reason: "no reading" }] } },
+      policy: {
+        approvals: { permission: "ask", rules: [{ toolName: "Bash", commandPrefix: "cat", outcome: "deny", reason: "no reading" }] },
+      },
       onApproval: (request) => {
         requests.push(request);
         request.approve();
@@ -103,7 +105,9 @@ describe("policy rules on claude (real binary)", () => {
     for await (const event of stream) events.push(event);
     const result = await stream.result();
     expect(requests).toEqual([]);
-    expect(notices(events, "approval.resolved").map((d) => [d.outcome, d.rule])).toEqual([["denied", { toolName: "Bash", commandPrefix: "cat" }]]);
+    expect(notices(events, "approval.resolved").map((d) => [d.outcome, d.rule])).toEqual([
+      ["denied", { toolName: "Bash", commandPrefix: "cat" }],
+    ]);
     expect(result.text).toContain("Bash error");
     expect(result.text).not.toContain("TOPSECRET");
   });

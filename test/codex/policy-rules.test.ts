@@ -95,7 +95,9 @@ describe("policy rules on codex (real binary, app-server)", () => {
       },
     });
     const stream = agent.stream("READ_SECRET", {
-      policy: { approvals: { permission: "ask", rules: [{ toolName: "shell", commandPrefix: "cat", outcome: "deny", reason: "no reading" }] } },
+      policy: {
+        approvals: { permission: "ask", rules: [{ toolName: "shell", commandPrefix: "cat", outcome: "deny", reason: "no reading" }] },
+      },
     });
     const events: AgentEvent[] = [];
     for await (const event of stream) events.push(event);
@@ -105,7 +107,9 @@ describe("policy rules on codex (real binary, app-server)", () => {
     expect(requests).toEqual([]);
     const requested = notices(events, "approval.requested");
     expect(requested).toEqual([expect.objectContaining({ toolName: "shell", rule: { toolName: "shell", commandPrefix: "cat" } })]);
-    expect(notices(events, "approval.resolved").map((d) => [d.outcome, d.rule])).toEqual([["denied", { toolName: "shell", commandPrefix: "cat" }]]);
+    expect(notices(events, "approval.resolved").map((d) => [d.outcome, d.rule])).toEqual([
+      ["denied", { toolName: "shell", commandPrefix: "cat" }],
+    ]);
     const outputs = events.flatMap((e) => (e.type === "tool-result" ? [String(e.output)] : []));
     expect(outputs.join("\n")).not.toContain("TOPSECRET");
   });
@@ -114,38 +118,43 @@ describe("policy rules on codex (real binary, app-server)", () => {
     ["permission unset, sandbox workspace_write (approval policy never)", { sandbox: "workspace_write" as const, approvals: {} }],
     ["permission unset, no sandbox (codex's own on-request)", { approvals: {} }],
     ["permission inherit", { approvals: { permission: "inherit" as const } }],
-  ])("%s: a deny rule, which codex would never consult (it runs cat secret.txt unasked), is refused before launch", async (_name, policy) => {
-    h = await codexHarness({ rules: [stepsInOrder("READ_SECRET", () => [{ command: "cat secret.txt" }])] });
-    writeFileSync(join(h.env.workDir, "secret.txt"), "TOPSECRET\n");
-    const requests: ApprovalRequest[] = [];
-    const agent = new Agent(h.driver, {
-      onApproval: (request) => {
-        requests.push(request);
-        request.deny("asked");
-      },
-    });
-    // Without the rule: nothing is asked and the file is read.
-    const events: AgentEvent[] = [];
-    const stream = agent.stream("READ_SECRET", { policy });
-    for await (const event of stream) events.push(event);
-    await stream.result();
-    expect(requests).toEqual([]);
-    expect(events.flatMap((e) => (e.type === "tool-result" ? [String(e.output)] : []))).toEqual(["TOPSECRET\n"]);
-    const served = h.server.requests.length;
-    const verdict = await agent
-      .run("READ_SECRET", {
-        policy: { ...policy, approvals: { ...policy.approvals, rules: [{ toolName: "shell", commandPrefix: "cat", outcome: "deny" }] } },
-      })
-      .catch((error: unknown) => error);
-    await agent.close();
-    expect(verdict).toBeInstanceOf(InvalidPolicyError);
-    expect(verdict).toMatchObject({ field: "approvals.rules[0].outcome" });
-    expect((verdict as Error).message).toContain('use permission "ask"');
-    expect(h.server.requests).toHaveLength(served);
-  });
+  ])(
+    "%s: a deny rule, which codex would never consult (it runs cat secret.txt unasked), is refused before launch",
+    async (_name, policy) => {
+      h = await codexHarness({ rules: [stepsInOrder("READ_SECRET", () => [{ command: "cat secret.txt" }])] });
+      writeFileSync(join(h.env.workDir, "secret.txt"), "TOPSECRET\n");
+      const requests: ApprovalRequest[] = [];
+      const agent = new Agent(h.driver, {
+        onApproval: (request) => {
+          requests.push(request);
+          request.deny("asked");
+        },
+      });
+      // Without the rule: nothing is asked and the file is read.
+      const events: AgentEvent[] = [];
+      const stream = agent.stream("READ_SECRET", { policy });
+      for await (const event of stream) events.push(event);
+      await stream.result();
+      expect(requests).toEqual([]);
+      expect(events.flatMap((e) => (e.type === "tool-result" ? [String(e.output)] : []))).toEqual(["TOPSECRET\n"]);
+      const served = h.server.requests.length;
+      const verdict = await agent
+        .run("READ_SECRET", {
+          policy: { ...policy, approvals: { ...policy.approvals, rules: [{ toolName: "shell", commandPrefix: "cat", outcome: "deny" }] } },
+        })
+        .catch((error: unknown) => error);
+      await agent.close();
+      expect(verdict).toBeInstanceOf(InvalidPolicyError);
+      expect(verdict).toMatchObject({ field: "approvals.rules[0].outcome" });
+      expect((verdict as Error).message).toContain('use permission "ask"');
+      expect(h.server.requests).toHaveLength(served);
+    },
+  );
   it("a command codex runs unasked (an earlier acceptForSession grant) that a deny rule remembered since names fails the run policy_violation", async () => {
     h = await codexHarness({
-      rules: [stepsInOrder("GRANT_THEN_DENY", () => [{ command: "cat secret.txt" }, { command: "cat notes.txt" }, { command: "cat secret.txt" }])],
+      rules: [
+        stepsInOrder("GRANT_THEN_DENY", () => [{ command: "cat secret.txt" }, { command: "cat notes.txt" }, { command: "cat secret.txt" }]),
+      ],
     });
     writeFileSync(join(h.env.workDir, "secret.txt"), "TOPSECRET\n");
     const requests: ApprovalRequest[] = [];
@@ -161,11 +170,17 @@ describe("policy rules on codex (real binary, app-server)", () => {
     for await (const event of stream) events.push(event);
     const verdict = await stream.result().catch((error: unknown) => error);
     await agent.close();
-    expect(requests.map((r) => (r.input as { command: string }).command)).toEqual(["/bin/bash -lc 'cat secret.txt'", "/bin/bash -lc 'cat notes.txt'"]);
+    expect(requests.map((r) => (r.input as { command: string }).command)).toEqual([
+      "/bin/bash -lc 'cat secret.txt'",
+      "/bin/bash -lc 'cat notes.txt'",
+    ]);
     const rule = { toolName: "shell", commandPrefix: "cat" };
     const unasked = notices(events, "approval.unasked");
     expect(unasked).toEqual([expect.objectContaining({ toolName: "shell", mode: "ask", rule })]);
-    expect(verdict).toMatchObject({ reason: "policy_violation", details: { fields: ["approvals.permission"], toolCallIds: [unasked[0]!.toolCallId] } });
+    expect(verdict).toMatchObject({
+      reason: "policy_violation",
+      details: { fields: ["approvals.permission"], toolCallIds: [unasked[0]!.toolCallId] },
+    });
     expect((verdict as Error).message).toContain(`named by the deny rule ${JSON.stringify(rule)}`);
     expect((verdict as { result: { enforcement: unknown } }).result.enforcement).toEqual(
       expect.arrayContaining([expect.objectContaining({ field: "approvals.permission", value: "ask", enforced: false })]),

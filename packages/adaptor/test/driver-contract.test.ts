@@ -224,7 +224,13 @@ describe("the SDK's checks of a driver's response", () => {
     const scripted = scriptedDriver(async (request, sink) => {
       if (request.policy?.approvals?.permission === undefined)
         // The host's answer remembers the deny; the CLI then runs the next such command unasked.
-        await sink.requestApproval({ kind: "permission", title: "cat a", toolName: "shell", toolCallId: "c0", input: { command: "cat a", cwd: "/repo" } });
+        await sink.requestApproval({
+          kind: "permission",
+          title: "cat a",
+          toolName: "shell",
+          toolCallId: "c0",
+          input: { command: "cat a", cwd: "/repo" },
+        });
       sink.emit({ type: "tool-call", phase: "start", id: "c1", name: "shell" });
       sink.emit({ type: "tool-call", phase: "end", id: "c1", name: "shell", input: readSecret });
       sink.emit({ type: "tool-result", id: "c1", output: "TOPSECRET", isError: false, coveredByAsk: true });
@@ -242,7 +248,15 @@ describe("the SDK's checks of a driver's response", () => {
     const keyRule = { toolName: "Read", pathPrefix: "/repo/secret" };
     const underAsk = await drain(
       new Agent(driver).stream("p", {
-        policy: { approvals: { permission: "ask", rules: [{ ...catRule, outcome: "deny" }, { ...keyRule, outcome: "deny" }] } },
+        policy: {
+          approvals: {
+            permission: "ask",
+            rules: [
+              { ...catRule, outcome: "deny" },
+              { ...keyRule, outcome: "deny" },
+            ],
+          },
+        },
         onApproval: (request) => request.approve(),
       }),
     );
@@ -261,7 +275,9 @@ describe("the SDK's checks of a driver's response", () => {
     ]);
 
     const remembered = await drain(
-      new Agent(driver).stream("p", { onApproval: (request) => request.deny("never cat", { remember: { toolName: "shell", commandPrefix: "cat" } }) }),
+      new Agent(driver).stream("p", {
+        onApproval: (request) => request.deny("never cat", { remember: { toolName: "shell", commandPrefix: "cat" } }),
+      }),
     );
     expect(remembered.verdict).toBeInstanceOf(RunError);
     expect(remembered.verdict).toMatchObject({ reason: "policy_violation", details: { toolCallIds: ["c1"] } });

@@ -179,7 +179,13 @@ describe("policy.approvals.rules: rules known before the run", () => {
     "a deny rule with permission %s, where the CLI's own configuration decides what it asks, is InvalidPolicyError (field approvals.rules[i].outcome) before launch, hinting permission ask; an allow rule stays accepted",
     async (_name, modes, shown) => {
       const refused = await run([bash("cat secret.txt")], {
-        approvals: { ...modes, rules: [{ toolName: "Write", outcome: "approve" }, { toolName: "Bash", commandPrefix: "cat", outcome: "deny" }] },
+        approvals: {
+          ...modes,
+          rules: [
+            { toolName: "Write", outcome: "approve" },
+            { toolName: "Bash", commandPrefix: "cat", outcome: "deny" },
+          ],
+        },
       });
       expect(refused.launched).toBe(0);
       expect(refused.decisions).toBeInstanceOf(InvalidPolicyError);
@@ -188,7 +194,9 @@ describe("policy.approvals.rules: rules known before the run", () => {
       expect(message).toContain(`with approvals.permission ${shown} the CLI's own configuration decides what it asks`);
       expect(message).toContain('use permission "ask" with the rules and an onApproval that approves the rest');
       // Allow rules only answer asks the CLI makes: accepted there (as acceptEdits is).
-      const allowed = await run([bash("ls")], { approvals: { ...modes, rules: [{ toolName: "Bash", commandPrefix: "ls", outcome: "approve" }] } });
+      const allowed = await run([bash("ls")], {
+        approvals: { ...modes, rules: [{ toolName: "Bash", commandPrefix: "ls", outcome: "approve" }] },
+      });
       expect(allowed.decisions).toEqual([{ outcome: "approve" }]);
     },
   );

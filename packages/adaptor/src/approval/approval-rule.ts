@@ -13,7 +13,11 @@ import type { ApprovalDecision } from "@adaptor/driver";
 export interface ApprovalRule {
   /** The tool, exactly as the ask names it (`request.toolName`), e.g. `"Bash"`, `"shell"`, `"Edit"`. */
   readonly toolName: string;
-  /** The shell command, exactly (`request.input.command`; an argv array is joined with spaces). */
+  /**
+   * The shell command, exactly (`request.input.command`; an argv array is joined with spaces). A
+   * shell wrapper around one command (`/bin/bash -lc 'cat secret.txt'`, as codex asks) is also
+   * compared by the command inside, for this field and {@link commandPrefix}.
+   */
   readonly command?: string;
   /**
    * A shell command's start: matches the command equal to it, or it followed by a space and more
@@ -117,12 +121,16 @@ function wrappedCommand(input: unknown): string | undefined {
   if (typeof input !== "object" || input === null) return undefined;
   const command = (input as { command?: unknown }).command;
   if (Array.isArray(command))
-    return command.length === 3 && WRAPPING_SHELL.test(String(command[0])) && COMMAND_FLAG.test(String(command[1])) && typeof command[2] === "string"
+    return command.length === 3 &&
+      WRAPPING_SHELL.test(String(command[0])) &&
+      COMMAND_FLAG.test(String(command[1])) &&
+      typeof command[2] === "string"
       ? command[2]
       : undefined;
   if (typeof command !== "string") return undefined;
   const [shell, flag, ...rest] = command.split(" ");
-  if (shell === undefined || flag === undefined || rest.length === 0 || !WRAPPING_SHELL.test(shell) || !COMMAND_FLAG.test(flag)) return undefined;
+  if (shell === undefined || flag === undefined || rest.length === 0 || !WRAPPING_SHELL.test(shell) || !COMMAND_FLAG.test(flag))
+    return undefined;
   return unquoted(rest.join(" "));
 }
 

@@ -7,7 +7,15 @@ import type { ApprovalHandler, ApprovalHandlerContext } from "../approval/approv
 import { ApprovalRequest, EDIT_UNSUPPORTED_REASON } from "../approval/approval-request.js";
 import { ApprovalResponder } from "../approval/approval-responder.js";
 import type { ApprovalSettings } from "../approval/approval-settings.js";
-import { ApprovalRules, contextOf, realPath, ruleOf, suggestRules, type ApprovalRule, type RememberedRule } from "../approval/approval-rule.js";
+import {
+  ApprovalRules,
+  contextOf,
+  realPath,
+  ruleOf,
+  suggestRules,
+  type ApprovalRule,
+  type RememberedRule,
+} from "../approval/approval-rule.js";
 import type { StoredAnswers } from "../suspend/turn-data.js";
 import { presetRules, type ApprovalPolicyRule } from "../approval/policy-rules.js";
 
