@@ -214,6 +214,9 @@ describe("policy.approvals.rules: rules known before the run", () => {
         wrapped("/bin/bash -lc 'cat notes.txt && rm -rf x'"),
         wrapped("/bin/bash -lc 'git push'"),
         wrapped(`/bin/bash -lc 'echo '"'"'a'"'"''`),
+        wrapped(`/bin/bash -lc "echo 'a'"`),
+        wrapped(`/bin/bash -lc "echo \\"it's\\""`),
+        wrapped(`/bin/bash -lc "echo 'a' $HOME"`),
         { kind: "permission", title: "shell", toolName: "shell", input: { command: ["bash", "-lc", "cat other.txt"], cwd: "/repo" } },
         wrapped("/bin/bash -lc cat secret.txt"),
       ],
@@ -224,6 +227,8 @@ describe("policy.approvals.rules: rules known before the run", () => {
             { toolName: "shell", commandPrefix: "cat", outcome: "deny", reason: "no reading" },
             { toolName: "shell", command: "git push", outcome: "deny" },
             { toolName: "shell", command: "echo 'a'", outcome: "approve" },
+            { toolName: "shell", command: `echo "it's"`, outcome: "approve" },
+            { toolName: "shell", command: "echo 'a' $HOME", outcome: "approve" },
           ],
         },
       },
@@ -233,11 +238,15 @@ describe("policy.approvals.rules: rules known before the run", () => {
       { outcome: "deny", reason: "asked" },
       { outcome: "deny", reason: "denied by policy rule" },
       { outcome: "approve" },
+      { outcome: "approve" },
+      { outcome: "approve" },
+      { outcome: "deny", reason: "asked" },
       { outcome: "deny", reason: "no reading" },
       { outcome: "deny", reason: "asked" },
     ]);
     expect(requests.map((r) => (r.input as { command: unknown }).command)).toEqual([
       "/bin/bash -lc 'cat notes.txt && rm -rf x'",
+      `/bin/bash -lc "echo 'a' $HOME"`,
       "/bin/bash -lc cat secret.txt",
     ]);
   });

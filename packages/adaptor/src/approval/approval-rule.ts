@@ -103,13 +103,27 @@ export function commandOf(input: unknown): string | undefined {
 const WRAPPING_SHELL = /^(?:\/(?:usr\/)?bin\/)?(?:bash|sh|zsh)$/;
 /** The flags of such a shell before the command it runs: `-c`, `-lc`, `-cl`. */
 const COMMAND_FLAG = /^-(?:c|lc|cl)$/;
-/** One word of POSIX shell text: bare safe characters, single-quoted runs, `\'` and `"'"`. */
-const QUOTED_WORD = /^(?:[A-Za-z0-9_./=:,+@%-]+|'[^']*'|\\'|"'")+$/;
+/**
+ * One piece of a literal POSIX shell word: bare safe characters, a single-quoted run, `\'`, or a
+ * double-quoted run without expansion (`$` and a backtick only escaped; `\` escaping `"`, `\`,
+ * `$` or a backtick).
+ */
+const WORD_PIECE = /[A-Za-z0-9_./=:,+@%-]+|'([^']*)'|\\'|"((?:[^"\\$`]|\\["\\$`])*)"/y;
 
-/** The text of a single shell word (see {@link QUOTED_WORD}), undefined when `word` is not one. */
+/**
+ * The text of `word` when it is one literal shell word (see {@link WORD_PIECE}: codex quotes
+ * `cat secret.txt` as `'cat secret.txt'` and `echo 'a b'` as `"echo 'a b'"`), undefined otherwise.
+ */
 function unquoted(word: string): string | undefined {
-  if (!QUOTED_WORD.test(word)) return undefined;
-  return word.replace(/'([^']*)'|\\'|"'"/g, (_piece, run: string | undefined) => run ?? "'");
+  const pieces = new RegExp(WORD_PIECE.source, "y");
+  let text = "";
+  while (pieces.lastIndex < word.length) {
+    const piece = pieces.exec(word);
+    if (piece === null) return undefined;
+    const [whole, single, double] = piece;
+    text += single ?? (double !== undefined ? double.replace(/\\(["\\$`])/g, "$1") : whole === "\\'" ? "'" : whole);
+  }
+  return word === "" ? undefined : text;
 }
 
 /**
