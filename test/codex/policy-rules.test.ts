@@ -186,4 +186,36 @@ describe("policy rules on codex (real binary, app-server)", () => {
       expect.arrayContaining([expect.objectContaining({ field: "approvals.permission", value: "ask", enforced: false })]),
     );
   });
+  it("under ask codex 0.171.0 asks about every command, those it deems safe included, so a deny rule meets each", async () => {
+    const commands = [
+      "echo hi",
+      "ls",
+      "pwd",
+      "head secret.txt",
+      "wc -l secret.txt",
+      "grep TOP secret.txt",
+      "true",
+      "sed -n 1p secret.txt",
+      "git status",
+    ];
+    h = await codexHarness({ rules: [stepsInOrder("SAFE_COMMANDS", () => commands.map((command) => ({ command })))] });
+    writeFileSync(join(h.env.workDir, "secret.txt"), "TOPSECRET\n");
+    const requests: ApprovalRequest[] = [];
+    const agent = new Agent(h.driver, {
+      onApproval: (request) => {
+        requests.push(request);
+        request.deny("asked");
+      },
+    });
+    const stream = agent.stream("SAFE_COMMANDS", { policy: { approvals: { permission: "ask" } } });
+    const events: AgentEvent[] = [];
+    for await (const event of stream) events.push(event);
+    const result = await stream.result();
+    await agent.close();
+    expect(result.text).toBe("finished");
+    expect(requests.map((r) => (r.input as { command: string }).command)).toEqual(
+      commands.map((command) => (command.includes(" ") ? `/bin/bash -lc '${command}'` : `/bin/bash -lc ${command}`)),
+    );
+    expect(notices(events, "approval.unasked")).toEqual([]);
+  });
 });
