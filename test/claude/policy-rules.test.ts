@@ -167,4 +167,24 @@ describe("policy rules on claude (real binary)", () => {
     expect(verdict).toMatchObject({ reason: "policy_violation", details: { fields: ["approvals.permission"] } });
     expect((verdict as Error).message).toContain(`named by the deny rule ${JSON.stringify(rule)}`);
   });
+  it("with askForEveryTool the same Read is asked, and the deny rule refuses it before it runs", async () => {
+    let file = "";
+    h = await harness([callsInOrder("READ_KEY", () => [{ name: "Read", input: { file_path: file } }])], { askForEveryTool: true });
+    const workDir = h.env.workDir;
+    mkdirSync(join(workDir, "secret"));
+    file = join(workDir, "secret", "key.pem");
+    writeFileSync(file, "TOPSECRET\n");
+    const rule = { toolName: "Read", pathPrefix: join(workDir, "secret") };
+    const stream = h.agent.stream("READ_KEY", {
+      policy: { approvals: { permission: "ask", rules: [{ ...rule, outcome: "deny" }] } },
+      onApproval: (request) => request.approve(),
+    });
+    const events: AgentEvent[] = [];
+    for await (const event of stream) events.push(event);
+    const result = await stream.result();
+    expect(result.text).toBe("finished");
+    expect(notices(events, "approval.resolved").map((d) => [d.outcome, d.rule])).toEqual([["denied", rule]]);
+    expect(notices(events, "approval.unasked")).toEqual([]);
+    expect(events.flatMap((e) => (e.type === "tool-result" ? [String(e.output)] : [])).join("\n")).not.toContain("TOPSECRET");
+  });
 });
