@@ -1,10 +1,10 @@
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { RequestView, ScriptRule } from "@adaptor/testkit";
-import { acceptEdits, type AgentEvent, type ApprovalRequest } from "adaptor";
-import { harness, type Harness } from "./support.js";
+import { acceptEdits, InvalidPolicyError, type AgentEvent, type ApprovalRequest, type Policy } from "adaptor";
+import { callThenReport, harness, type Harness } from "./support.js";
 
 // Real claude binary: rules given before the run (`policy.approvals.rules`) answer Claude Code's
 // asks in the SDK, as remembered rules do; nothing is written to its settings. "Accept edits": a
@@ -86,5 +86,105 @@ describe("policy rules on claude (real binary)", () => {
       ["denied", undefined],
       ["denied", undefined],
     ]);
+  });
+  it("under ask a deny rule stops cat secret.txt, which Claude Code would run unasked (its default mode, a settings allow rule)", async () => {
+    h = await harness(callThenReport("READ_SECRET", "Bash", { command: "cat secret.txt", description: "read" }));
+    writeFileSync(join(h.env.workDir, "secret.txt"), "TOPSECRET\n");
+    writeFileSync(join(h.env.configDir, "settings.json"), JSON.stringify({ permissions: { allow: ["Bash(cat:*)"] } }));
+    const requests: ApprovalRequest[] = [];
+    const stream = h.agent.stream("READ_SECRET", {
+      policy: {
+        approvals: { permission: "ask", rules: [{ toolName: "Bash", commandPrefix: "cat", outcome: "deny", reason: "no reading" }] },
+      },
+      onApproval: (request) => {
+        requests.push(request);
+        request.approve();
+      },
+    });
+    const events: AgentEvent[] = [];
+    for await (const event of stream) events.push(event);
+    const result = await stream.result();
+    expect(requests).toEqual([]);
+    expect(notices(events, "approval.resolved").map((d) => [d.outcome, d.rule])).toEqual([
+      ["denied", { toolName: "Bash", commandPrefix: "cat" }],
+    ]);
+    expect(result.text).toContain("Bash error");
+    expect(result.text).not.toContain("TOPSECRET");
+  });
+
+  it.each([
+    ["permission unset, no sandbox (Claude Code's default mode)", {}],
+    ["permission unset, sandbox unrestricted (bypassPermissions)", { sandbox: "unrestricted" }],
+    ["permission inherit", { approvals: { permission: "inherit" } }],
+  ] as const)(
+    "%s: Claude Code runs cat secret.txt unasked, so a deny rule naming it is refused before launch",
+    async (_name, policy: Policy) => {
+      h = await harness(callThenReport("READ_SECRET", "Bash", { command: "cat secret.txt", description: "read" }));
+      writeFileSync(join(h.env.workDir, "secret.txt"), "TOPSECRET\n");
+      const requests: ApprovalRequest[] = [];
+      const onApproval = (request: ApprovalRequest): void => {
+        requests.push(request);
+        request.deny("asked");
+      };
+      // Without the rule: nothing is asked and the file is read.
+      const unasked = await h.agent.run("READ_SECRET", { policy, onApproval });
+      expect(requests).toEqual([]);
+      expect(unasked.text).toContain("TOPSECRET");
+      const served = h.server.requests.length;
+      const refused = await h.agent
+        .run("READ_SECRET", {
+          policy: { ...policy, approvals: { ...policy.approvals, rules: [{ toolName: "Bash", commandPrefix: "cat", outcome: "deny" }] } },
+          onApproval,
+        })
+        .catch((error: unknown) => error);
+      expect(refused).toBeInstanceOf(InvalidPolicyError);
+      expect(refused).toMatchObject({ field: "approvals.rules[0].outcome", value: "deny" });
+      expect((refused as Error).message).toContain('use permission "ask"');
+      expect(h.server.requests.length).toBe(served);
+    },
+  );
+  it("under ask a Read that Claude Code runs unasked, inside a folder a deny rule names, fails the run policy_violation naming the rule", async () => {
+    let file = "";
+    h = await harness([callsInOrder("READ_KEY", () => [{ name: "Read", input: { file_path: file } }])]);
+    const workDir = h.env.workDir;
+    mkdirSync(join(workDir, "secret"));
+    file = join(workDir, "secret", "key.pem");
+    writeFileSync(file, "TOPSECRET\n");
+    const rule = { toolName: "Read", pathPrefix: join(workDir, "secret") };
+    const requests: ApprovalRequest[] = [];
+    const stream = h.agent.stream("READ_KEY", {
+      policy: { approvals: { permission: "ask", rules: [{ ...rule, outcome: "deny" }] } },
+      onApproval: (request) => {
+        requests.push(request);
+        request.approve();
+      },
+    });
+    const events: AgentEvent[] = [];
+    for await (const event of stream) events.push(event);
+    const verdict = await stream.result().catch((error: unknown) => error);
+    expect(requests).toEqual([]);
+    expect(notices(events, "approval.unasked")).toEqual([expect.objectContaining({ toolName: "Read", mode: "ask", rule })]);
+    expect(verdict).toMatchObject({ reason: "policy_violation", details: { fields: ["approvals.permission"] } });
+    expect((verdict as Error).message).toContain(`named by the deny rule ${JSON.stringify(rule)}`);
+  });
+  it("with askForEveryTool the same Read is asked, and the deny rule refuses it before it runs", async () => {
+    let file = "";
+    h = await harness([callsInOrder("READ_KEY", () => [{ name: "Read", input: { file_path: file } }])], { askForEveryTool: true });
+    const workDir = h.env.workDir;
+    mkdirSync(join(workDir, "secret"));
+    file = join(workDir, "secret", "key.pem");
+    writeFileSync(file, "TOPSECRET\n");
+    const rule = { toolName: "Read", pathPrefix: join(workDir, "secret") };
+    const stream = h.agent.stream("READ_KEY", {
+      policy: { approvals: { permission: "ask", rules: [{ ...rule, outcome: "deny" }] } },
+      onApproval: (request) => request.approve(),
+    });
+    const events: AgentEvent[] = [];
+    for await (const event of stream) events.push(event);
+    const result = await stream.result();
+    expect(result.text).toBe("finished");
+    expect(notices(events, "approval.resolved").map((d) => [d.outcome, d.rule])).toEqual([["denied", rule]]);
+    expect(notices(events, "approval.unasked")).toEqual([]);
+    expect(events.flatMap((e) => (e.type === "tool-result" ? [String(e.output)] : [])).join("\n")).not.toContain("TOPSECRET");
   });
 });

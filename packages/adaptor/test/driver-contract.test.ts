@@ -219,6 +219,76 @@ describe("the SDK's checks of a driver's response", () => {
     expect(events.filter((e) => e.type === "notice" && e.kind === "approval.unasked")).toEqual([]);
   });
 
+  it("a call a deny rule names that ran unasked fails the run policy_violation, also when its ask was covered, its tool exempt, or the rule remembered under permission unset", async () => {
+    const readSecret = { command: "/bin/bash -lc 'cat secret.txt'", cwd: "/repo" };
+    const scripted = scriptedDriver(async (request, sink) => {
+      if (request.policy?.approvals?.permission === undefined)
+        // The host's answer remembers the deny; the CLI then runs the next such command unasked.
+        await sink.requestApproval({
+          kind: "permission",
+          title: "cat a",
+          toolName: "shell",
+          toolCallId: "c0",
+          input: { command: "cat a", cwd: "/repo" },
+        });
+      sink.emit({ type: "tool-call", phase: "start", id: "c1", name: "shell" });
+      sink.emit({ type: "tool-call", phase: "end", id: "c1", name: "shell", input: readSecret });
+      sink.emit({ type: "tool-result", id: "c1", output: "TOPSECRET", isError: false, coveredByAsk: true });
+      sink.emit({ type: "tool-call", phase: "end", id: "r1", name: "Read", input: { file_path: "/repo/secret/key.pem" } });
+      sink.emit({ type: "tool-result", id: "r1", output: "KEY", isError: false });
+      sink.emit({ type: "tool-call", phase: "end", id: "r2", name: "Read", input: { file_path: "/repo/README.md" } });
+      sink.emit({ type: "tool-result", id: "r2", output: "readme", isError: false });
+      return { text: "read" };
+    });
+    const { descriptor } = scripted;
+    const driver = Object.assign(scripted, {
+      descriptor: { ...descriptor, capabilities: { ...descriptor.capabilities, askExemptTools: ["Read"] } },
+    });
+    const catRule = { toolName: "shell", commandPrefix: "cat" };
+    const keyRule = { toolName: "Read", pathPrefix: "/repo/secret" };
+    const underAsk = await drain(
+      new Agent(driver).stream("p", {
+        policy: {
+          approvals: {
+            permission: "ask",
+            rules: [
+              { ...catRule, outcome: "deny" },
+              { ...keyRule, outcome: "deny" },
+            ],
+          },
+        },
+        onApproval: (request) => request.approve(),
+      }),
+    );
+    const error = underAsk.verdict as RunError;
+    expect(error).toBeInstanceOf(RunError);
+    expect(error.reason).toBe("policy_violation");
+    expect(error.details).toEqual({ fields: ["approvals.permission"], toolCallIds: ["c1", "r1"] });
+    expect(error.message).toBe(
+      `scripted: shell (c1, named by the deny rule ${JSON.stringify(catRule)}), Read (r1, named by the deny rule ${JSON.stringify(keyRule)}) ran without an approval request under approvals.permission "ask"`,
+    );
+    expect(error.result.enforcement).toEqual([expect.objectContaining({ field: "approvals.permission", value: "ask", enforced: false })]);
+    const unasked = underAsk.events.flatMap((e) => (e.type === "notice" && e.kind === "approval.unasked" ? [e.data] : []));
+    expect(unasked).toEqual([
+      { toolCallId: "c1", toolName: "shell", mode: "ask", rule: catRule },
+      { toolCallId: "r1", toolName: "Read", mode: "ask", rule: keyRule },
+    ]);
+
+    const remembered = await drain(
+      new Agent(driver).stream("p", {
+        onApproval: (request) => request.deny("never cat", { remember: { toolName: "shell", commandPrefix: "cat" } }),
+      }),
+    );
+    expect(remembered.verdict).toBeInstanceOf(RunError);
+    expect(remembered.verdict).toMatchObject({ reason: "policy_violation", details: { toolCallIds: ["c1"] } });
+    expect((remembered.verdict as RunError).message).toBe(
+      `scripted: shell (c1, named by the deny rule ${JSON.stringify(catRule)}) ran without an approval request under approvals.permission unset`,
+    );
+    expect(remembered.events.flatMap((e) => (e.type === "notice" && e.kind === "approval.unasked" ? [e.data] : []))).toEqual([
+      { toolCallId: "c1", toolName: "shell", rule: catRule },
+    ]);
+  });
+
   it("an unasked call under a permission mode the host accepted on best effort stays a success, listed not enforced", async () => {
     const entry = { field: "approvals.permission", value: "ask", enforced: false, mechanisms: [], detail: "best effort", bestEffort: true };
     const driver = scriptedDriver(async (_request, sink) => {

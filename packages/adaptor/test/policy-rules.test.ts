@@ -172,6 +172,85 @@ describe("policy.approvals.rules: rules known before the run", () => {
     },
   );
 
+  it.each([
+    ["unset", {}, "unset"],
+    ["inherit", { permission: "inherit" as const }, '"inherit"'],
+  ])(
+    "a deny rule with permission %s, where the CLI's own configuration decides what it asks, is InvalidPolicyError (field approvals.rules[i].outcome) before launch, hinting permission ask; an allow rule stays accepted",
+    async (_name, modes, shown) => {
+      const refused = await run([bash("cat secret.txt")], {
+        approvals: {
+          ...modes,
+          rules: [
+            { toolName: "Write", outcome: "approve" },
+            { toolName: "Bash", commandPrefix: "cat", outcome: "deny" },
+          ],
+        },
+      });
+      expect(refused.launched).toBe(0);
+      expect(refused.decisions).toBeInstanceOf(InvalidPolicyError);
+      expect(refused.decisions).toMatchObject({ field: "approvals.rules[1].outcome", value: "deny" });
+      const message = (refused.decisions as Error).message;
+      expect(message).toContain(`with approvals.permission ${shown} the CLI's own configuration decides what it asks`);
+      expect(message).toContain('use permission "ask" with the rules and an onApproval that approves the rest');
+      // Allow rules only answer asks the CLI makes: accepted there (as acceptEdits is).
+      const allowed = await run([bash("ls")], {
+        approvals: { ...modes, rules: [{ toolName: "Bash", commandPrefix: "ls", outcome: "approve" }] },
+      });
+      expect(allowed.decisions).toEqual([{ outcome: "approve" }]);
+    },
+  );
+
+  it("a command rule matches the command a shell wrapper runs (codex asks about /bin/bash -lc '<command>'), never a compound one inside it", async () => {
+    const wrapped = (command: string): ApprovalAsk => ({
+      kind: "permission",
+      title: `shell: ${command}`,
+      toolName: "shell",
+      input: { command, cwd: "/repo" },
+    });
+    const { requests, decisions } = await run(
+      [
+        wrapped("/bin/bash -lc 'cat secret.txt'"),
+        wrapped("/bin/bash -lc 'cat notes.txt && rm -rf x'"),
+        wrapped("/bin/bash -lc 'git push'"),
+        wrapped(`/bin/bash -lc 'echo '"'"'a'"'"''`),
+        wrapped(`/bin/bash -lc "echo 'a'"`),
+        wrapped(`/bin/bash -lc "echo \\"it's\\""`),
+        wrapped(`/bin/bash -lc "echo 'a' $HOME"`),
+        { kind: "permission", title: "shell", toolName: "shell", input: { command: ["bash", "-lc", "cat other.txt"], cwd: "/repo" } },
+        wrapped("/bin/bash -lc cat secret.txt"),
+      ],
+      {
+        approvals: {
+          permission: "ask",
+          rules: [
+            { toolName: "shell", commandPrefix: "cat", outcome: "deny", reason: "no reading" },
+            { toolName: "shell", command: "git push", outcome: "deny" },
+            { toolName: "shell", command: "echo 'a'", outcome: "approve" },
+            { toolName: "shell", command: `echo "it's"`, outcome: "approve" },
+            { toolName: "shell", command: "echo 'a' $HOME", outcome: "approve" },
+          ],
+        },
+      },
+    );
+    expect(decisions).toEqual([
+      { outcome: "deny", reason: "no reading" },
+      { outcome: "deny", reason: "asked" },
+      { outcome: "deny", reason: "denied by policy rule" },
+      { outcome: "approve" },
+      { outcome: "approve" },
+      { outcome: "approve" },
+      { outcome: "deny", reason: "asked" },
+      { outcome: "deny", reason: "no reading" },
+      { outcome: "deny", reason: "asked" },
+    ]);
+    expect(requests.map((r) => (r.input as { command: unknown }).command)).toEqual([
+      "/bin/bash -lc 'cat notes.txt && rm -rf x'",
+      `/bin/bash -lc "echo 'a' $HOME"`,
+      "/bin/bash -lc cat secret.txt",
+    ]);
+  });
+
   it("under sandbox read_only an allow rule is InvalidPolicyError before launch; a deny rule is fine", async () => {
     const refused = await run([bash("ls")], {
       sandbox: "read_only",

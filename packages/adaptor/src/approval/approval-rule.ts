@@ -13,7 +13,11 @@ import type { ApprovalDecision } from "@adaptor/driver";
 export interface ApprovalRule {
   /** The tool, exactly as the ask names it (`request.toolName`), e.g. `"Bash"`, `"shell"`, `"Edit"`. */
   readonly toolName: string;
-  /** The shell command, exactly (`request.input.command`; an argv array is joined with spaces). */
+  /**
+   * The shell command, exactly (`request.input.command`; an argv array is joined with spaces). A
+   * shell wrapper around one command (`/bin/bash -lc 'cat secret.txt'`, as codex asks) is also
+   * compared by the command inside, for this field and {@link commandPrefix}.
+   */
   readonly command?: string;
   /**
    * A shell command's start: matches the command equal to it, or it followed by a space and more
@@ -93,6 +97,67 @@ export function commandOf(input: unknown): string | undefined {
   if (typeof command === "string") return command;
   if (Array.isArray(command) && command.length > 0 && command.every((part) => typeof part === "string")) return command.join(" ");
   return undefined;
+}
+
+/** A shell a CLI wraps the model's command in (codex: `/bin/bash -lc '<command>'`). */
+const WRAPPING_SHELL = /^(?:\/(?:usr\/)?bin\/)?(?:bash|sh|zsh)$/;
+/** The flags of such a shell before the command it runs: `-c`, `-lc`, `-cl`. */
+const COMMAND_FLAG = /^-(?:c|lc|cl)$/;
+/**
+ * One piece of a literal POSIX shell word: bare safe characters, a single-quoted run, `\'`, or a
+ * double-quoted run without expansion (`$` and a backtick only escaped; `\` escaping `"`, `\`,
+ * `$` or a backtick).
+ */
+const WORD_PIECE = /[A-Za-z0-9_./=:,+@%-]+|'([^']*)'|\\'|"((?:[^"\\$`]|\\["\\$`])*)"/y;
+
+/**
+ * The text of `word` when it is one literal shell word (see {@link WORD_PIECE}: codex quotes
+ * `cat secret.txt` as `'cat secret.txt'` and `echo 'a b'` as `"echo 'a b'"`), undefined otherwise.
+ */
+function unquoted(word: string): string | undefined {
+  const pieces = new RegExp(WORD_PIECE.source, "y");
+  let text = "";
+  while (pieces.lastIndex < word.length) {
+    const piece = pieces.exec(word);
+    if (piece === null) return undefined;
+    const [whole, single, double] = piece;
+    text += single ?? (double !== undefined ? double.replace(/\\(["\\$`])/g, "$1") : whole === "\\'" ? "'" : whole);
+  }
+  return word === "" ? undefined : text;
+}
+
+/**
+ * The command a shell wrapper runs: `<shell> -lc <one quoted word>` (codex 0.171.0 asks about
+ * `/bin/bash -lc 'cat secret.txt'` for the model's `cat secret.txt`), or the argv
+ * `[<shell>, "-lc", <command>]`; undefined for any other command.
+ */
+function wrappedCommand(input: unknown): string | undefined {
+  if (typeof input !== "object" || input === null) return undefined;
+  const command = (input as { command?: unknown }).command;
+  if (Array.isArray(command))
+    return command.length === 3 &&
+      WRAPPING_SHELL.test(String(command[0])) &&
+      COMMAND_FLAG.test(String(command[1])) &&
+      typeof command[2] === "string"
+      ? command[2]
+      : undefined;
+  if (typeof command !== "string") return undefined;
+  const [shell, flag, ...rest] = command.split(" ");
+  if (shell === undefined || flag === undefined || rest.length === 0 || !WRAPPING_SHELL.test(shell) || !COMMAND_FLAG.test(flag))
+    return undefined;
+  return unquoted(rest.join(" "));
+}
+
+/**
+ * The commands a command rule is compared with: the ask's command ({@link commandOf}) and, when it
+ * is a shell wrapper around one command, that command, so a rule names what the model asked to
+ * run (`cat secret.txt`) whichever form the CLI asks in.
+ */
+export function commandsOf(input: unknown): string[] {
+  const command = commandOf(input);
+  if (command === undefined) return [];
+  const inner = wrappedCommand(input);
+  return inner === undefined || inner === command ? [command] : [command, inner];
 }
 
 /**
@@ -200,13 +265,11 @@ function insideReally(file: string, folder: string, realFolder: string): boolean
 export function ruleMatches(rule: ApprovalRule, subject: RuleSubject, realFolder?: string, files: "every" | "any" = "every"): boolean {
   if (subject.kind !== "permission" || subject.toolName !== rule.toolName) return false;
   if (rule.command !== undefined || rule.commandPrefix !== undefined) {
-    const command = commandOf(subject.input);
-    if (command === undefined) return false;
-    if (rule.command !== undefined && command !== rule.command) return false;
-    if (rule.commandPrefix !== undefined) {
-      if (SHELL_OPERATOR.test(command)) return false;
-      if (command !== rule.commandPrefix && !command.startsWith(`${rule.commandPrefix} `)) return false;
-    }
+    const matches = (command: string): boolean =>
+      rule.command !== undefined
+        ? command === rule.command
+        : !SHELL_OPERATOR.test(command) && (command === rule.commandPrefix || command.startsWith(`${rule.commandPrefix!} `));
+    if (!commandsOf(subject.input).some(matches)) return false;
   }
   if (rule.pathPrefix !== undefined) {
     const paths = pathsOf(subject.input);

@@ -57,6 +57,10 @@ export function acceptEdits(
  * through without a person, as `approve({ remember })` is refused there). Rules answer asks only,
  * so a rule the run's `permission` mode would decide against before any rule is consulted is
  * refused: a `deny` under `auto_approve` (the call would run) and an `approve` under `auto_deny`.
+ * A `deny` with `permission` unset or `inherit` is refused too: the CLI's own configuration then
+ * decides what it asks, and a call it runs unasked never meets the rule (Claude Code runs `cat`
+ * unasked in its default mode and every call under `bypassPermissions`; codex asks nothing under
+ * approval policy `never` or runs a sandboxed command unasked under `on-request`).
  * @param permission - the policy's `approvals.permission`, as given (undefined when unset).
  * @returns the field at fault (e.g. `approvals.rules[0].pathPrefix`), its value and why, or undefined.
  */
@@ -92,6 +96,15 @@ export function policyRulesError(
         reason:
           `a ${outcome} rule is never consulted under approvals.permission "${decidedFirst}", which ${outcome === "deny" ? "approves" : "denies"} every call before any rule ` +
           `(rules answer only the calls that would be asked); use permission "ask" with the rules and an onApproval that ${outcome === "deny" ? "approves" : "denies"} the rest`,
+      };
+    if (outcome === "deny" && (permission === undefined || permission === "inherit"))
+      return {
+        field: `${at}.outcome`,
+        value: outcome,
+        reason:
+          `a deny rule is never consulted for the calls the CLI runs unasked, and with approvals.permission ${permission === undefined ? "unset" : '"inherit"'} the CLI's own configuration decides what it asks ` +
+          '(Claude Code runs cat, a settings allow rule\'s calls, and everything under sandbox "unrestricted" unasked; codex asks nothing under a confining sandbox or its own "on-request" policy); ' +
+          'use permission "ask" with the rules and an onApproval that approves the rest',
       };
     if (outcome === "approve" && readOnly)
       return {

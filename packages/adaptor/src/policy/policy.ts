@@ -47,7 +47,11 @@ export interface ApprovalPolicy extends ApprovalModes {
    * auto mode decides first, so a `deny` rule under `permission: "auto_approve"` (the call would
    * run) and an `approve` rule under `auto_deny` are refused (`InvalidPolicyError`, field
    * `approvals.rules[i].outcome`): give `permission: "ask"` with the rules and an `onApproval`
-   * that answers the rest. A command rule matches in any working directory and environment (a
+   * that answers the rest. A `deny` rule with `permission` unset or `inherit` is refused the same
+   * way: the CLI's own configuration then decides what it asks, and a call it runs unasked never
+   * meets the rule (Claude Code runs `cat` unasked in its default mode; codex asks nothing under a
+   * confining sandbox). A call a deny rule names that runs unasked all the same (an ask-exempt
+   * tool, a grant of an earlier answer) fails the run `policy_violation`. A command rule matches in any working directory and environment (a
    * remembered one only in the answered ask's). Never written to a CLI's settings: the CLI asks,
    * the SDK answers. `acceptEdits(cwd)` gives the rules of "accept edits". Default: none. An
    * invalid rule, one that could never match (a `commandPrefix` holding a shell operator,

@@ -7,7 +7,15 @@ import type { ApprovalHandler, ApprovalHandlerContext } from "../approval/approv
 import { ApprovalRequest, EDIT_UNSUPPORTED_REASON } from "../approval/approval-request.js";
 import { ApprovalResponder } from "../approval/approval-responder.js";
 import type { ApprovalSettings } from "../approval/approval-settings.js";
-import { ApprovalRules, contextOf, realPath, ruleOf, suggestRules, type RememberedRule } from "../approval/approval-rule.js";
+import {
+  ApprovalRules,
+  contextOf,
+  realPath,
+  ruleOf,
+  suggestRules,
+  type ApprovalRule,
+  type RememberedRule,
+} from "../approval/approval-rule.js";
 import type { StoredAnswers } from "../suspend/turn-data.js";
 import { presetRules, type ApprovalPolicyRule } from "../approval/policy-rules.js";
 
@@ -138,6 +146,15 @@ export class ApprovalBroker {
    */
   suspended(ask: ApprovalAsk): boolean {
     return this.#suspended.has(ask);
+  }
+
+  /**
+   * The deny rule the run holds (given before it or remembered so far) that names a call of
+   * `toolName` with `input`, compared as a `permission` ask about it would be; undefined when none.
+   */
+  deniedBy(toolName: string, input: unknown): ApprovalRule | undefined {
+    const remembered = this.#rules.match({ kind: "permission", toolName, input });
+    return remembered?.decision.outcome === "deny" ? remembered.rule : undefined;
   }
 
   /** Decides one ask; always resolves (a deny when the run ends first). */

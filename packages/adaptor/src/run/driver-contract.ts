@@ -10,6 +10,7 @@ import type {
 import { hasNoEffect, raceAbort, reportEnforcement, type McpServerTools } from "@adaptor/driver/kit";
 import { DriverError, ErrCode } from "@adaptor/errors";
 import { hostToolOf } from "../tools/host-tool-of.js";
+import type { ApprovalRule } from "../approval/approval-rule.js";
 
 /** ms added to three kill graces in {@link driverStopMs}. */
 const STOP_MARGIN_MS = 5_000;
@@ -61,7 +62,8 @@ export async function settleAfterAbort<T>(work: Promise<T>, signal: AbortSignal,
  *   when it has none;
  * - a tool that ran without an approval request under an explicit `approvals.permission` of `ask`
  *   or `auto_deny` (`unasked`, see {@link UnaskedTools}; the mode in effect when the call started,
- *   also one `stream.setApprovalMode` set) fails the run `policy_violation`
+ *   also one `stream.setApprovalMode` set), or under any mode while a deny rule of the run names
+ *   it, fails the run `policy_violation`
  *   (`details.fields`, `details.toolCallIds`) whatever the driver's own failure, unless the driver
  *   already found a `policy_violation` or the host accepted the mode on best effort; the
  *   `approvals.permission` entry says not enforced, naming the calls;
@@ -116,18 +118,23 @@ function refuseUnasked(
 ): DriverResponse {
   if (calls.length === 0) return response;
   // The mode the calls broke: the run's own, or the one a switch during the run set.
-  const mode = calls[0]!.mode;
   const launched = policy?.approvals?.permission;
+  const checkedMode = calls.find((call) => call.mode !== undefined)?.mode;
+  // Calls a deny rule names may break no mode (permission unset, inherit or auto_approve).
+  const mode = checkedMode ?? launched ?? "unset";
+  const duringRun = checkedMode !== undefined && checkedMode !== launched;
   const field = "approvals.permission";
   const reported = response.enforcement ?? [];
   const entry = reported.find((e) => e.field === field);
   // The host accepted that the mode may not hold: the run stays a success, listed not enforced.
   if (entry && !entry.enforced && entry.bestEffort === true) return response;
-  const named = calls.slice(0, NAMED_CALLS).map((call) => `${call.toolName} (${call.toolCallId})`);
+  const named = calls
+    .slice(0, NAMED_CALLS)
+    .map((call) => `${call.toolName} (${call.toolCallId}${call.rule ? `, named by the deny rule ${JSON.stringify(call.rule)}` : ""})`);
   const which = named.join(", ") + (calls.length > NAMED_CALLS ? ` and ${String(calls.length - NAMED_CALLS)} more calls` : "");
   const detail = `${which} ran without an approval request`;
   // A driver that found the mode broken itself keeps its own entry.
-  const switched = launched !== mode ? ` (switched to ${JSON.stringify(mode)} during the run)` : "";
+  const switched = duringRun ? ` (switched to ${JSON.stringify(mode)} during the run)` : "";
   const marked: PolicyEnforcement =
     entry && !entry.enforced ? entry : { field, value: launched ?? mode, enforced: false, mechanisms: [], detail: detail + switched };
   const enforcement = entry ? reported.map((e) => (e === entry ? marked : e)) : [...reported, marked];
@@ -138,7 +145,7 @@ function refuseUnasked(
     enforcement,
     failure: {
       reason: "policy_violation",
-      message: `${device}: ${detail} under approvals.permission ${JSON.stringify(mode)}${launched !== mode ? ", set during the run" : ""}`,
+      message: `${device}: ${detail} under approvals.permission ${mode === "unset" ? mode : JSON.stringify(mode)}${duringRun ? ", set during the run" : ""}`,
       details: { fields: [field], toolCallIds: calls.map((call) => call.toolCallId) },
     },
   };
@@ -237,14 +244,22 @@ export function withUnreported<T extends Partial<DriverResponse>>(output: T, pol
   return missing.length ? { ...output, enforcement: [...reported, ...missing] } : output;
 }
 
-/** A tool call that ran without an approval request under `ask` or `auto_deny`. */
+/**
+ * A tool call that ran without an approval request under `ask` or `auto_deny`, or under any mode
+ * while a deny rule of the run names it.
+ */
 export interface UnaskedCall {
   readonly toolCallId: string;
   /** The tool's name as the driver reported it; `"a tool"` when it gave none. */
   readonly toolName: string;
-  /** The `permission` approval mode in effect when the call started: `ask` or `auto_deny`. */
-  readonly mode: CheckedMode;
+  /** The `permission` approval mode in effect when the call started: `ask` or `auto_deny`; undefined under another mode. */
+  readonly mode: CheckedMode | undefined;
+  /** The deny rule that names the call, when one does. */
+  readonly rule?: ApprovalRule;
 }
+
+/** The rule of a deny the run holds (given before it or remembered) that names a call of `toolName` with `input`, if any. */
+export type DeniedBy = (toolName: string, input: unknown) => ApprovalRule | undefined;
 
 /** The `permission` approval modes under which a call that runs unasked breaks the run's policy. */
 type CheckedMode = "ask" | "auto_deny";
@@ -312,7 +327,10 @@ export class PermissionClock {
  * the CLI runs them unasked by design), or a result the driver marks `coveredByAsk` (an ask the host
  * answered covered it without naming its id). Each such call also fails the run ({@link calls}, given to
  * {@link checkDriverResponse}): whether the CLI exempted the tool itself or the driver skipped the
- * ask, the mode the host set did not hold for it.
+ * ask, the mode the host set did not hold for it. A call that a deny rule of the run names (given
+ * before it or remembered, compared as an ask of the call's tool and input would be) and that
+ * returned a result without an ask about its id gets the notice (`data.rule`) and fails the run
+ * under every mode, none of those exemptions applying: the host said never, and it ran.
  */
 export class UnaskedTools {
   readonly #clock: PermissionClock;
@@ -329,17 +347,30 @@ export class UnaskedTools {
 
   /** The run's host-tool server and its tools, whose calls the SDK gates itself. */
   readonly #hostTools: McpServerTools | undefined;
+  /** The deny rule (up-front or remembered) that names a call, if any. */
+  readonly #deniedBy: DeniedBy | undefined;
+  /** The input of each call reported and not yet returned, by call id (kept only with {@link #deniedBy}). */
+  readonly #inputs = new Map<string, unknown>();
 
   /**
    * @param clock - the run's permission mode over time (shared by the run's driver calls); by
    * default the mode `policy` sets, never switched.
    * @param hostTools - the run's host-tool server (its name and its tools' names), if it has host tools.
+   * @param deniedBy - the run's deny rules (up-front and remembered so far): a call one names that
+   * ran unasked is reported under every mode, exempt tool, harmless kind or earlier grant.
    */
-  constructor(policy: RunPolicy | undefined, descriptor?: DriverDescriptor, hostTools?: McpServerTools, clock?: PermissionClock) {
+  constructor(
+    policy: RunPolicy | undefined,
+    descriptor?: DriverDescriptor,
+    hostTools?: McpServerTools,
+    clock?: PermissionClock,
+    deniedBy?: DeniedBy,
+  ) {
     this.#clock = clock ?? new PermissionClock(policy?.approvals?.permission);
-    this.#watch = this.#clock.mode !== undefined || descriptor?.capabilities.turnControl?.approvalMode === true;
+    this.#watch = deniedBy !== undefined || this.#clock.mode !== undefined || descriptor?.capabilities.turnControl?.approvalMode === true;
     this.#exempt = new Set(descriptor?.capabilities.askExemptTools ?? []);
     this.#hostTools = hostTools;
+    this.#deniedBy = deniedBy;
   }
 
   /** Whether `name` (an agent's name or title for a call) is one of the run's host tools. */
@@ -367,22 +398,30 @@ export class UnaskedTools {
     if (event.type === "tool-call") {
       if (!this.#startedUnder.has(event.id)) this.#startedUnder.set(event.id, this.#clock.mode);
       if (event.phase === "start" || !this.#names.has(event.id)) this.#names.set(event.id, event.name);
+      if (event.input !== undefined && this.#deniedBy) this.#inputs.set(event.id, event.input);
       if (this.#exempt.has(event.name) || hasNoEffect(event.kind) || this.#isHostTool(event.name)) this.#harmless.add(event.id);
       return undefined;
     }
-    if (event.type !== "tool-result" || event.isError || event.coveredByAsk === true) return undefined;
+    if (event.type !== "tool-result") return undefined;
+    const input = this.#inputs.get(event.id);
+    this.#inputs.delete(event.id);
+    if (event.isError || this.#asked.has(event.id)) return undefined;
+    const toolName = event.name ?? this.#names.get(event.id) ?? "a tool";
+    // A deny rule naming the call: it ran although the host said never, whatever let it run.
+    const rule = this.#deniedBy?.(toolName, input);
     // A call whose start was not reported is judged by the mode in effect as it returned.
     const mode = this.#startedUnder.has(event.id) ? this.#startedUnder.get(event.id) : this.#clock.mode;
-    if (mode === undefined) return undefined;
-    if (this.#asked.has(event.id) || this.#harmless.has(event.id)) return undefined;
-    const toolName = event.name ?? this.#names.get(event.id) ?? "a tool";
-    if (this.#exempt.has(toolName) || this.#isHostTool(event.name)) return undefined;
-    this.#calls.push({ toolCallId: event.id, toolName, mode });
+    if (rule === undefined) {
+      if (mode === undefined || event.coveredByAsk === true || this.#harmless.has(event.id)) return undefined;
+      if (this.#exempt.has(toolName) || this.#isHostTool(event.name)) return undefined;
+    }
+    this.#calls.push({ toolCallId: event.id, toolName, mode, ...(rule ? { rule } : {}) });
+    const under = mode === undefined ? "" : ` under approvals.permission "${mode}"`;
     return {
       type: "notice",
       kind: "approval.unasked",
-      message: `${toolName} ran without an approval request under approvals.permission "${mode}"`,
-      data: { toolCallId: event.id, toolName, mode },
+      message: `${toolName} ran without an approval request${under}${rule ? `, though a deny rule names it (${JSON.stringify(rule)})` : ""}`,
+      data: { toolCallId: event.id, toolName, ...(mode !== undefined ? { mode } : {}), ...(rule ? { rule } : {}) },
     };
   }
 }

@@ -74,7 +74,8 @@ export interface DriverCapabilities {
    * `auto_deny` because they have no effect outside the conversation (its reads, searches, the
    * session's own task list), as the driver's tests show on the real binary. The SDK raises no
    * `approval.unasked` notice for them; any other tool that runs unasked under those modes still
-   * gets one (so does a call whose `tool-call` `kind` is `read`, `search` or `think`). Absent: none.
+   * gets one (so does a call whose `tool-call` `kind` is `read`, `search` or `think`). A call of
+   * theirs that a deny rule of the run names gets one all the same, and fails the run. Absent: none.
    */
   readonly askExemptTools?: readonly string[];
   /**

@@ -41,7 +41,8 @@ export interface ToolCallEvent {
    * What the call does, when the CLI says so (ACP agents' tool `kind`): `read`, `search`, `think`
    * and `fetch` read or reason; `edit`, `delete`, `move` and `execute` can change the machine;
    * `switch_mode` changes the agent's mode; `other` is anything else. Absent: not known. A call of
-   * kind `read`, `search` or `think` never gets an `approval.unasked` notice.
+   * kind `read`, `search` or `think` gets no `approval.unasked` notice, unless a deny rule of the
+   * run names it.
    */
   readonly kind?: "read" | "edit" | "delete" | "move" | "search" | "execute" | "think" | "fetch" | "switch_mode" | "other";
   /**
@@ -85,7 +86,8 @@ export interface ToolResultEvent {
    * id (an ACP agent's command run in a host terminal whose `terminal/create` the host itself asked
    * about and approved; a command or patch Codex ran unasked within an earlier `acceptForSession`
    * answer: the same command in the same folder, a patch of only the granted patch's files). Such a call is not one that ran unasked: it gets no `approval.unasked`
-   * notice and does not fail the run. Absent otherwise.
+   * notice and does not fail the run, unless a deny rule of the run (given before it or remembered
+   * since) names it. Absent otherwise.
    */
   readonly coveredByAsk?: true;
 }
