@@ -11,7 +11,7 @@ const INIT = line({ type: "system", subtype: "init", session_id: "s-fake", model
 const RESULT = line({ type: "result", subtype: "success", is_error: false, result: "done", session_id: "s-fake", num_turns: 1 });
 
 function fake(steps: FakeCliStep[]) {
-  return claude({ command: fakeCliPath, env: fakeCliEnv(steps), killGraceMs: 300, stallTimeoutMs: 2_000 });
+  return claude({ command: fakeCliPath, env: fakeCliEnv(steps), killGraceMs: 10_000, stallTimeoutMs: 2_000 });
 }
 
 describe("the stall watchdog on the Claude driver (fake CLI, stallTimeoutMs 2 s)", () => {
