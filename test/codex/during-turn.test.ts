@@ -122,14 +122,15 @@ describe("during a turn on the real codex app-server", { timeout: 120_000 }, () 
     const bodies = h.server.requests.map((r) => JSON.stringify(r.body));
     expect(bodies).toHaveLength(2);
     expect(bodies[0]).not.toContain(PNG.toString("base64"));
-    // The steered message: its image (a data URL) before its text, in the second request.
+    // The steered message: its image, labelled as a prompt's (a copy of the bytes for the run), before its text, in the second request.
     const input = (
       h.server.requests[1]!.body as { input: { role?: string; content?: { type: string; text?: string; image_url?: string }[] }[] }
     ).input;
     const steered = input.filter((item) => item.role === "user").at(-1)!.content!;
-    expect(steered.map((part) => part.type)).toEqual(["input_image", "input_text"]);
-    expect(steered[0]!.image_url).toBe(`data:image/png;base64,${PNG.toString("base64")}`);
-    expect(steered[1]!.text).toBe("what is in this picture");
+    expect(steered.map((part) => part.type)).toEqual(["input_text", "input_image", "input_text", "input_text"]);
+    expect(steered[0]!.text).toMatch(/^<image name=\[Image #1\] path=".*\.png">$/);
+    expect(steered[1]!.image_url).toBe(`data:image/png;base64,${PNG.toString("base64")}`);
+    expect(steered.slice(2).map((part) => part.text)).toEqual(["</image>", "what is in this picture"]);
   });
 
   it("setApprovalMode is refused before it takes effect: under ask the command is still asked; under auto_approve a switch to ask asks nothing and fails nothing", async () => {

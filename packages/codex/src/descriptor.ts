@@ -41,7 +41,7 @@ export const CODEX_DESCRIPTOR: DriverDescriptor = deepFreeze<DriverDescriptor>({
     // refused with no sandbox in the policy (test/codex/additional-directories.test.ts).
     additionalDirectories: true,
     effort: ["minimal", "low", "medium", "high", "xhigh"],
-    // Images as data URLs in turn/start (app-server) or --image files (exec).
+    // Images as codex image files: localImage inputs of turn/start (app-server), --image (exec).
     images: true,
     // interrupt: turn/interrupt, the process kept; send: turn/steer (test/codex/during-turn.test.ts).
     turnControl: { interrupt: true, send: true, sendImages: true },
@@ -86,7 +86,7 @@ export const CODEX_EXEC_DESCRIPTOR: DriverDescriptor = deepFreeze<DriverDescript
     // Writable roots of workspace_write (-c sandbox_workspace_write.writable_roots), as app-server's.
     additionalDirectories: true,
     effort: ["minimal", "low", "medium", "high", "xhigh"],
-    // Images as data URLs in turn/start (app-server) or --image files (exec).
+    // Images as codex image files: localImage inputs of turn/start (app-server), --image (exec).
     images: true,
     // A stop hook would be called after the process ended, its continueWith too late to carry:
     // refused before launch. onPromptSubmit is observed before launch, so a verdict fails before it.

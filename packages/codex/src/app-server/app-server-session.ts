@@ -81,6 +81,8 @@ import { stageCodexSkills, type StagedCodexSkills } from "./skills.js";
 import { AppServerTurnState, turnIdOf } from "./turn-state.js";
 import { TurnLimit } from "./turn-limit.js";
 import { promptInput, stopContinuation } from "./turn-hooks.js";
+import { promptImageFiles } from "../prompt-images/image-files.js";
+import { RunFiles } from "../prompt-images/run-files.js";
 
 const DEVICE = "codex";
 /** Notifications the driver never reads; codex is asked not to send them (`optOutNotificationMethods`). */
@@ -494,6 +496,8 @@ export class AppServerSession implements PooledProcess {
     let interrupted = false;
     let detach: (() => void) | undefined;
     let baseline: ReadonlySet<number> | undefined;
+    // Copies of the run's prompt images codex reads (a prompt's, a steered message's): removed once the run ended.
+    const files = new RunFiles();
     try {
       const initialized = this.#initialize();
       opened = this.#opened;
@@ -537,7 +541,7 @@ export class AppServerSession implements PooledProcess {
           // where codex would also mark the working directory trusted in its config.toml.
           ...(checked.sandboxForAsk ? { sandboxPolicy: { type: "dangerFullAccess" } as const } : {}),
         });
-        const input = await promptInput(request, sink, request.prompt, request.images);
+        const input = await promptInput(request, sink, request.prompt, await promptImageFiles(request.images, files));
         signal.throwIfAborted();
         const started = await requestAnswer(this.#rpc, "turn/start", turnParams(input), turnStarted);
         // Known to the cancellation first: replaying the held events may make the host cancel.
@@ -574,7 +578,7 @@ export class AppServerSession implements PooledProcess {
               await this.#rpc.request("turn/steer", {
                 threadId: current.threadId,
                 expectedTurnId: current.turnId,
-                input: await promptInput(request, sink, text, images),
+                input: await promptInput(request, sink, text, await promptImageFiles(images, files)),
               });
             } catch (error) {
               // Codex had ended the turn before the message came (its turn/completed may still be on
@@ -646,6 +650,7 @@ export class AppServerSession implements PooledProcess {
       detach?.();
       signal.removeEventListener("abort", onAbort);
       await cancel.settled();
+      await files.remove();
       this.#active = undefined;
       if (!alive) await this.close();
     }

@@ -17,23 +17,22 @@ export const STOP_HOOK_BLOCK_CAP = "stop-hook-block-cap";
  * The user input of a `turn/start` (or `turn/steer`) for the text `prompt`: when the request has an
  * `onPromptSubmit` hook (`request.hooks` lists `promptSubmit`), the hook is asked first, and its
  * `additionalContext` becomes a text item ahead of the prompt's (codex sends both as parts of the
- * one user message the model reads). `images` come first, as data URLs.
+ * one user message the model reads). `imageFiles` come first, as `localImage` items (the user's
+ * file, or a copy of the bytes): codex labels each `<image name=[Image #n] path="…">` … `</image>`, as
+ * its exec does.
  */
 export async function promptInput(
   request: Pick<DriverRequest, "hooks">,
   sink: DriverSink,
   prompt: string,
-  images: DriverRequest["images"] = [],
+  imageFiles: readonly string[] = [],
 ): Promise<UserInput[]> {
   const answer = request.hooks?.includes("promptSubmit") && sink.hook ? await sink.hook({ point: "promptSubmit", prompt }) : {};
   return [
-    ...images.map((image): UserInput => ({
-      type: "image",
-      url: `data:${image.mimeType};base64,${Buffer.from(image.data).toString("base64")}`,
-    })),
+    ...imageFiles.map((path): UserInput => ({ type: "localImage", path })),
     ...(answer.additionalContext ? [{ type: "text", text: answer.additionalContext, text_elements: [] } satisfies UserInput] : []),
     // No empty text item beside an image: the API refuses an empty text.
-    ...(prompt !== "" || images.length === 0 ? [{ type: "text", text: prompt, text_elements: [] } satisfies UserInput] : []),
+    ...(prompt !== "" || imageFiles.length === 0 ? [{ type: "text", text: prompt, text_elements: [] } satisfies UserInput] : []),
   ];
 }
 
