@@ -91,7 +91,7 @@ describe("during a turn on the real codex app-server", { timeout: 120_000 }, () 
     });
   });
 
-  it("send asks onPromptSubmit about the message first: its additionalContext is steered in ahead of it", async () => {
+  it("send asks onPromptSubmit about the message first: its additionalContext reaches the model as a developer message right before it", async () => {
     h = await codexHarness();
     agent = new Agent(h.driver);
     const prompts: string[] = [];
@@ -108,8 +108,11 @@ describe("during a turn on the real codex app-server", { timeout: 120_000 }, () 
     expect((await stream.result()).status).toBe("completed");
     expect(prompts).toEqual(["SHELL_CMD echo hi", "also mention bananas"]);
     const input = (h.server.responses().at(-1)!.body as { input: { type?: string; role?: string; content?: { text?: string }[] }[] }).input;
-    const steered = input.filter((item) => item.type === "message" && item.role === "user").at(-1)!;
-    expect(steered.content!.map((part) => part.text)).toEqual(["bananas are yellow", "also mention bananas"]);
+    const messages = input.filter((item) => item.type === "message").map((item) => [item.role, item.content!.map((part) => part.text)]);
+    expect(messages.slice(-2)).toEqual([
+      ["developer", ["bananas are yellow"]],
+      ["user", ["also mention bananas"]],
+    ]);
   });
 
   it("send with an image steers the running turn: the image bytes are in the turn's next model request", async () => {

@@ -45,8 +45,8 @@ export const CODEX_DESCRIPTOR: DriverDescriptor = deepFreeze<DriverDescriptor>({
     images: true,
     // interrupt: turn/interrupt, the process kept; send: turn/steer (test/codex/during-turn.test.ts).
     turnControl: { interrupt: true, send: true, sendImages: true },
-    // onPromptSubmit: asked before turn/start (and turn/steer), its additionalContext a text item
-    // ahead of the prompt's; onStop: asked at each completed turn, continueWith another turn/start
+    // onPromptSubmit: asked before turn/start (and turn/steer), its additionalContext a developer
+    // message put into the thread's history ahead of the prompt (thread/inject_items); onStop: asked at each completed turn, continueWith another turn/start
     // on the thread within the run (test/codex/hooks.test.ts).
     hooks: ["promptSubmit", "stop"],
     // A model.response notice per thread/tokenUsage/updated (one per model response); the turn is

@@ -80,7 +80,7 @@ import { askUserInput, USER_INPUT_FEATURE, USER_INPUT_METHOD, type UserInputAnsw
 import { stageCodexSkills, type StagedCodexSkills } from "./skills.js";
 import { AppServerTurnState, turnIdOf } from "./turn-state.js";
 import { TurnLimit } from "./turn-limit.js";
-import { promptInput, stopContinuation } from "./turn-hooks.js";
+import { contextItems, promptInput, stopContinuation } from "./turn-hooks.js";
 import { promptImageFiles } from "../prompt-images/image-files.js";
 import { RunFiles } from "../prompt-images/run-files.js";
 
@@ -541,7 +541,9 @@ export class AppServerSession implements PooledProcess {
           // where codex would also mark the working directory trusted in its config.toml.
           ...(checked.sandboxForAsk ? { sandboxPolicy: { type: "dangerFullAccess" } as const } : {}),
         });
-        const input = await promptInput(request, sink, request.prompt, await promptImageFiles(request.images, files));
+        const addContext = async (text: string): Promise<void> =>
+          void (await this.#rpc.request("thread/inject_items", contextItems(opened!.thread.id, text)));
+        const input = await promptInput(request, sink, request.prompt, await promptImageFiles(request.images, files), addContext);
         signal.throwIfAborted();
         const started = await requestAnswer(this.#rpc, "turn/start", turnParams(input), turnStarted);
         // Known to the cancellation first: replaying the held events may make the host cancel.
@@ -578,7 +580,7 @@ export class AppServerSession implements PooledProcess {
               await this.#rpc.request("turn/steer", {
                 threadId: current.threadId,
                 expectedTurnId: current.turnId,
-                input: await promptInput(request, sink, text, await promptImageFiles(images, files)),
+                input: await promptInput(request, sink, text, await promptImageFiles(images, files), addContext),
               });
             } catch (error) {
               // Codex had ended the turn before the message came (its turn/completed may still be on
