@@ -82,6 +82,8 @@ export const CODEX_EXEC_DESCRIPTOR: DriverDescriptor = deepFreeze<DriverDescript
       activeExecutionTimeout: false,
     },
     approvals: { permission: ["inherit"], plan_review: ["inherit"], question: ["inherit"] },
+    approvalRefusalReason:
+      'codex exec cannot ask the host: permission "inherit" runs it as the Codex SDK does (it never asks: the peer\'s approvalPolicy "never"); the app-server transport (the default) takes every approval mode',
     systemPrompt: ["replace", "append"],
     // Writable roots of workspace_write (-c sandbox_workspace_write.writable_roots), as app-server's.
     additionalDirectories: true,
