@@ -33,7 +33,11 @@ describe("during a turn on the real codex app-server", { timeout: 120_000 }, () 
     });
     await expect(slow.interrupt()).resolves.toBe(true);
     const slowEvents = await events;
-    expect((await slow.result()).status).toBe("interrupted");
+    const interrupted = await slow.result();
+    expect(interrupted.status).toBe("interrupted");
+    // No model response of the turn completed: zeros, as on Claude Code.
+    expect(interrupted.usage).toEqual({ inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0 });
+    expect(interrupted.numTurns).toBe(0);
     expect(slowEvents.at(-1)).toMatchObject({ type: "run-finished", ok: true, interrupted: true });
     const next = thread.stream("after the interrupt");
     const nextEvents = await drain(next);

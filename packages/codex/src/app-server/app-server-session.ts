@@ -84,6 +84,9 @@ import { contextItems, promptInput, stopContinuation } from "./turn-hooks.js";
 import { promptImageFiles } from "../prompt-images/image-files.js";
 import { RunFiles } from "../prompt-images/run-files.js";
 
+/** The usage of a turn that completed no model response. */
+const NO_TOKENS = Object.freeze({ inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0 });
+
 const DEVICE = "codex";
 /** Notifications the driver never reads; codex is asked not to send them (`optOutNotificationMethods`). */
 const OPTED_OUT = ["account/rateLimits/updated", "remoteControl/status/changed", "thread/status/changed"];
@@ -694,7 +697,8 @@ export class AppServerSession implements PooledProcess {
       });
     const text = turn.lastAgentText ?? "";
     const structured = !failure && !interrupted && turnInit.outputSchema ? structuredAnswer(text, request.outputSchema, sink) : undefined;
-    const usage = turn.usage();
+    // An interrupted turn counts the model responses it completed: zeros when none did (as Claude Code reports it).
+    const usage = turn.usage() ?? (interrupted ? NO_TOKENS : undefined);
     if (turn.dropped > 0) {
       sink.emit({ type: "notice", kind: "runtime", message: "events of another turn ignored", data: { count: turn.dropped } });
     }
