@@ -124,3 +124,19 @@ describe.each(["app-server", "exec"] as const)("two prompt images over %s (real 
     },
   );
 });
+
+describe("an image file whose path holds a comma over exec (real binary)", () => {
+  it("reaches the model as a copy of the run: codex exec splits an --image value at commas", { timeout: 60_000 }, async () => {
+    const h = await codexHarness({ config: { transport: "exec" } });
+    try {
+      const commaPath = join(dir, "red, again.png");
+      await writeFile(commaPath, RED);
+      await using agent = new Agent(h.driver);
+      await agent.run(["Is it red?", { type: "image", path: commaPath }]);
+      const content = lastUserContent(h.server.requests);
+      expect(content).toEqual([expect.stringMatching(/^<image name=\[Image #1\] path="[^,]*\.png">$/), "IMG", "</image>", "Is it red?"]);
+    } finally {
+      await h.close();
+    }
+  });
+});

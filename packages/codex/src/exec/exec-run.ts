@@ -14,7 +14,7 @@ import { rolloutModel, rolloutUsageTotal } from "./rollout-usage.js";
 import { ExecTurnState } from "./exec-turn-state.js";
 import { AgentMessageLineReader } from "./agent-message-line.js";
 import { reportLateOutput } from "../turn-end.js";
-import { promptImageFiles } from "../prompt-images/image-files.js";
+import { execImagePath, promptImageFiles } from "../prompt-images/image-files.js";
 import { RunFiles } from "../prompt-images/run-files.js";
 
 const DEVICE = "codex";
@@ -117,8 +117,9 @@ export async function runExec(asked: ExecRunInit): Promise<DriverResponse> {
   const files = new RunFiles();
   try {
     const schemaFile = init.outputSchema ? await files.write("schema.json", JSON.stringify(init.outputSchema)) : undefined;
-    const promptFile = request.systemPrompt?.mode === "replace" ? await files.write("instructions.md", request.systemPrompt.text) : undefined;
-    const imageFiles = await promptImageFiles(request.images, files);
+    const promptFile =
+      request.systemPrompt?.mode === "replace" ? await files.write("instructions.md", request.systemPrompt.text) : undefined;
+    const imageFiles = await promptImageFiles(request.images, files, execImagePath);
     return await execTurn(init, execArgs(request, config, plan, schemaFile, promptFile, imageFiles), sink, signal);
   } finally {
     await files.remove();
