@@ -59,6 +59,8 @@ describe("during a turn on the real claude binary", { timeout: 120_000 }, () => 
     // No model response came: none is counted (the CLI's num_turns counts the interrupt's messages).
     expect(slowEvents.filter((e) => e.type === "notice" && e.kind === "model.response")).toEqual([]);
     expect(result.numTurns).toBe(0);
+    // Its usage is zeros, as on Codex.
+    expect(result.usage).toMatchObject({ inputTokens: 0, outputTokens: 0 });
     const next = thread.stream("after the interrupt");
     const nextEvents = await drain(next);
     expect((await next.result()).status).toBe("completed");

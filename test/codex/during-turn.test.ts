@@ -33,7 +33,11 @@ describe("during a turn on the real codex app-server", { timeout: 120_000 }, () 
     });
     await expect(slow.interrupt()).resolves.toBe(true);
     const slowEvents = await events;
-    expect((await slow.result()).status).toBe("interrupted");
+    const interrupted = await slow.result();
+    expect(interrupted.status).toBe("interrupted");
+    // No model response of the turn completed: zeros, as on Claude Code.
+    expect(interrupted.usage).toEqual({ inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0 });
+    expect(interrupted.numTurns).toBe(0);
     expect(slowEvents.at(-1)).toMatchObject({ type: "run-finished", ok: true, interrupted: true });
     const next = thread.stream("after the interrupt");
     const nextEvents = await drain(next);
@@ -91,7 +95,7 @@ describe("during a turn on the real codex app-server", { timeout: 120_000 }, () 
     });
   });
 
-  it("send asks onPromptSubmit about the message first: its additionalContext is steered in ahead of it", async () => {
+  it("send asks onPromptSubmit about the message first: its additionalContext reaches the model as a developer message right before it", async () => {
     h = await codexHarness();
     agent = new Agent(h.driver);
     const prompts: string[] = [];
@@ -108,8 +112,11 @@ describe("during a turn on the real codex app-server", { timeout: 120_000 }, () 
     expect((await stream.result()).status).toBe("completed");
     expect(prompts).toEqual(["SHELL_CMD echo hi", "also mention bananas"]);
     const input = (h.server.responses().at(-1)!.body as { input: { type?: string; role?: string; content?: { text?: string }[] }[] }).input;
-    const steered = input.filter((item) => item.type === "message" && item.role === "user").at(-1)!;
-    expect(steered.content!.map((part) => part.text)).toEqual(["bananas are yellow", "also mention bananas"]);
+    const messages = input.filter((item) => item.type === "message").map((item) => [item.role, item.content!.map((part) => part.text)]);
+    expect(messages.slice(-2)).toEqual([
+      ["developer", ["bananas are yellow"]],
+      ["user", ["also mention bananas"]],
+    ]);
   });
 
   it("send with an image steers the running turn: the image bytes are in the turn's next model request", async () => {
@@ -122,14 +129,15 @@ describe("during a turn on the real codex app-server", { timeout: 120_000 }, () 
     const bodies = h.server.requests.map((r) => JSON.stringify(r.body));
     expect(bodies).toHaveLength(2);
     expect(bodies[0]).not.toContain(PNG.toString("base64"));
-    // The steered message: its image (a data URL) before its text, in the second request.
+    // The steered message: its image, labelled as a prompt's (a copy of the bytes for the run), before its text, in the second request.
     const input = (
       h.server.requests[1]!.body as { input: { role?: string; content?: { type: string; text?: string; image_url?: string }[] }[] }
     ).input;
     const steered = input.filter((item) => item.role === "user").at(-1)!.content!;
-    expect(steered.map((part) => part.type)).toEqual(["input_image", "input_text"]);
-    expect(steered[0]!.image_url).toBe(`data:image/png;base64,${PNG.toString("base64")}`);
-    expect(steered[1]!.text).toBe("what is in this picture");
+    expect(steered.map((part) => part.type)).toEqual(["input_text", "input_image", "input_text", "input_text"]);
+    expect(steered[0]!.text).toMatch(/^<image name=\[Image #1\] path=".*\.png">$/);
+    expect(steered[1]!.image_url).toBe(`data:image/png;base64,${PNG.toString("base64")}`);
+    expect(steered.slice(2).map((part) => part.text)).toEqual(["</image>", "what is in this picture"]);
   });
 
   it("setApprovalMode is refused before it takes effect: under ask the command is still asked; under auto_approve a switch to ask asks nothing and fails nothing", async () => {

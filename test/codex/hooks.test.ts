@@ -16,7 +16,7 @@ import { codexHarness, type CodexHarness } from "./support.js";
 
 // The `hooks` run option on the real codex binary. Over app-server the driver waits for two hooks
 // itself: `onPromptSubmit` before it sends the prompt (`turn/start`, `turn/steer`), whose
-// `additionalContext` is a text item ahead of the prompt's; `onStop` at each completed turn, whose
+// `additionalContext` is a developer message put into the thread's history ahead of the prompt; `onStop` at each completed turn, whose
 // `continueWith` is another `turn/start` on the thread within the same run. Codex's own command
 // hooks (config-file hooks run as a process per event, behind hook trust) are not bridged, and codex
 // waits for the host only for some commands and file changes: `afterToolCall` observes each tool
@@ -33,16 +33,6 @@ afterEach(async () => {
 });
 
 const shell = (cmd: string) => ({ functionCall: { name: "exec_command", arguments: { cmd } } });
-
-/** The text parts of the last user message of a Responses API request body. */
-function lastUserParts(body: unknown): string[] {
-  const input = (body as { input?: unknown }).input;
-  const messages = Array.isArray(input)
-    ? input.filter((item: { type?: unknown; role?: unknown }) => item.type === "message" && item.role === "user")
-    : [];
-  const content = (messages.at(-1) as { content?: unknown } | undefined)?.content;
-  return Array.isArray(content) ? content.flatMap((part: { text?: unknown }) => (typeof part.text === "string" ? [part.text] : [])) : [];
-}
 
 describe("hooks on codex (real binary)", { timeout: 180_000 }, () => {
   it.each([
@@ -100,7 +90,7 @@ describe("hooks on codex (real binary)", { timeout: 180_000 }, () => {
     },
   );
 
-  it("app-server: onPromptSubmit's additionalContext reaches the model as a text part ahead of the prompt, in the prompt's user message", async () => {
+  it("app-server: onPromptSubmit's additionalContext reaches the model as a developer message right before the prompt; the session's title and first prompt are the user's", async () => {
     h = await codexHarness({ rules: [{ when: whenPromptSays("what is the code word"), reply: { text: "noted" } }] });
     agent = new Agent(h.driver);
     const result = await agent.run("what is the code word", {
@@ -108,10 +98,16 @@ describe("hooks on codex (real binary)", { timeout: 180_000 }, () => {
     });
     expect(result.text).toBe("noted");
     expect(h.server.requests).toHaveLength(1);
-    expect(lastUserParts(h.server.requests[0]!.body)).toEqual(["context for: what is the code word", "what is the code word"]);
-    expect(result.transcript().filter((item) => item.kind === "user")).toEqual([
-      { kind: "user", text: "context for: what is the code word\nwhat is the code word" },
+    const input = (h.server.requests[0]!.body as { input: { role?: string; content?: { text?: string }[] }[] }).input;
+    expect(input.slice(-2).map((item) => [item.role, item.content?.map((part) => part.text)])).toEqual([
+      ["developer", ["context for: what is the code word"]],
+      ["user", ["what is the code word"]],
     ]);
+    expect(result.transcript().filter((item) => item.kind === "user")).toEqual([{ kind: "user", text: "what is the code word" }]);
+    const page = await agent.listSessions({ cwd: h.env.workDir });
+    expect(page.sessions.map((s) => [s.title, s.firstPrompt])).toEqual([["what is the code word", "what is the code word"]]);
+    const messages = await agent.getSessionMessages(page.sessions[0]!.sessionId);
+    expect(messages.messages.filter((m) => m.role === "user").map((m) => m.text)).toEqual(["what is the code word"]);
   });
 
   it("app-server: onStop's continueWith is another turn on the same thread in the same run; the Result has both turns' events and usage", async () => {

@@ -8,7 +8,7 @@ import { checkAgentOptions, checkRunOptions } from "../src/options/check-input.j
 import { RUN_OPTIONS_SHAPE } from "../src/options/option-shapes.js";
 import { scriptedDriver } from "./scripted-driver.js";
 
-/** The fields of the Claude Agent SDK's `Options` (@anthropic-ai/claude-agent-sdk 0.2.83, sdk.d.ts). */
+/** The fields of the Claude Agent SDK's `Options` (@anthropic-ai/claude-agent-sdk 0.2.83 and 0.3.332, sdk.d.ts). */
 // prettier-ignore
 const CLAUDE_AGENT_SDK_OPTIONS = [
   "abortController", "additionalDirectories", "agent", "agents", "allowedTools", "canUseTool", "continue", "cwd",
@@ -19,6 +19,10 @@ const CLAUDE_AGENT_SDK_OPTIONS = [
   "permissionPromptToolName", "plugins", "promptSuggestions", "agentProgressSummaries", "resume", "sessionId",
   "resumeSessionAt", "sandbox", "settings", "settingSources", "debug", "debugFile", "stderr", "strictMcpConfig",
   "systemPrompt", "spawnClaudeCodeProcess",
+  // Added by 0.3.332 (Claude Code 2.1.332).
+  "title", "taskBudget", "includeHookEvents", "forwardSubagentText", "sessionStore", "sessionStoreFlush", "loadTimeoutMs",
+  "toolAliases", "onUserDialog", "supportedDialogKinds", "planModeInstructions", "managedSettings", "permissionPrompts",
+  "projectConfigRoot", "resumeDropsTurn", "mcpServersDelivery", "pluginDelivery", "verbatimPrompts", "perTaskStopAffordance",
 ] as const;
 
 /** The fields of the Codex SDK's `CodexOptions`, `ThreadOptions` and `TurnOptions` (@openai/codex-sdk). */

@@ -61,6 +61,7 @@ describe("public surface", () => {
       "checkInspectOptions",
       "checkListSessionsQuery",
       "checkSessionMessagesQuery",
+      "driverConfigHints",
       "driverConfigRefusal",
       "inheritEnvOption",
       "peerOptionHints",

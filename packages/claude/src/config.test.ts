@@ -59,6 +59,10 @@ describe("validateClaudeConfig", () => {
     );
     expect(message({ stderr: () => undefined })).toContain("stderr is not a known option; the CLI's stderr is in process events");
     expect(message({ strictMcpConfig: true })).toContain("strictMcpConfig is not a known option; only the run's mcpServers reach the CLI");
+    // The peer's query() options that are run options here say so.
+    expect(message({ allowedTools: ["Read"] })).toContain(
+      "allowedTools is not a known option; it is a run option here (agent.run(prompt, { allowedTools }))",
+    );
     // Another SDK's names are not answered with the Claude Agent SDK's hints.
     expect(message({ codexPathOverride: "/x" })).toBe("claude: invalid driver config: codexPathOverride is not a known option");
   });

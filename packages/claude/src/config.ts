@@ -1,5 +1,5 @@
 import { validateDriverConfig, type CommonDriverConfig } from "@adaptor/driver/kit";
-import { peerOptionHints } from "@adaptor/driver";
+import { driverConfigHints } from "@adaptor/driver";
 import { optionChecks, type OptionShape } from "@adaptor/errors";
 import { SAFE_ENV_BASE, type InheritEnv } from "@adaptor/driver/process";
 
@@ -130,7 +130,7 @@ const CLAUDE_CONFIG_SHAPE: OptionShape = {
 };
 
 /** The Claude Agent SDK's names for options, with what to write instead (those this config takes are never consulted). */
-const CLAUDE_PEER_HINTS = peerOptionHints("Claude Agent SDK");
+const CLAUDE_PEER_HINTS = driverConfigHints("Claude Agent SDK");
 
 /**
  * Checks a config without I/O and returns a frozen copy of it (each option read once; `extraArgs`

@@ -54,6 +54,9 @@ export function apiMessage(text: string): { message: string; apiError?: Record<s
   return { message: text };
 }
 
+/** The text codex 0.171.0 reports a model call that got HTTP 500 with (its `InternalServerError`), in place of the API's answer. */
+export const CODEX_HTTP_500_MESSAGE = "We\u2019re currently experiencing high demand, which may cause temporary errors.";
+
 /**
  * The model API's HTTP status of a failed codex model call, when codex names it (codex 0.171.0):
  * - app-server's `codexErrorInfo` variant that carries it, e.g.
@@ -61,11 +64,14 @@ export function apiMessage(text: string): { message: string; apiError?: Record<s
  * - the error text of either transport: `unexpected status 401 Unauthorized: …`,
  *   `exceeded retry limit, last status: 429 Too Many Requests, …`;
  * - an error text that is the API's own JSON error body (`{"error":{…}}`, see {@link apiMessage}):
- *   codex reports a failed model call so only for an HTTP 400 (its invalid-request error), so 400.
+ *   codex reports a failed model call so only for an HTTP 400 (its invalid-request error), so 400;
+ * - codex's error for an HTTP 500, which names no status: app-server's `codexErrorInfo`
+ *   `"internalServerError"`, or (both transports) its fixed text {@link CODEX_HTTP_500_MESSAGE}, so 500.
  *
  * Undefined when none of these is there (a connection that never got an answer, a codex-side error).
  */
 export function apiErrorStatus(errorMessage: string | undefined, codexErrorInfo?: unknown): number | undefined {
+  if (codexErrorInfo === "internalServerError") return 500;
   if (typeof codexErrorInfo === "object" && codexErrorInfo !== null) {
     for (const variant of Object.values(codexErrorInfo as Record<string, unknown>)) {
       const status = (variant as { httpStatusCode?: unknown } | null)?.httpStatusCode;
@@ -75,6 +81,7 @@ export function apiErrorStatus(errorMessage: string | undefined, codexErrorInfo?
   if (errorMessage === undefined) return undefined;
   const named = /\b(?:unexpected status|last status:?) ([1-5]\d\d)\b/.exec(errorMessage);
   if (named) return Number(named[1]);
+  if (errorMessage.trim() === CODEX_HTTP_500_MESSAGE) return 500;
   return apiMessage(errorMessage).apiError ? 400 : undefined;
 }
 

@@ -49,6 +49,12 @@ describe("validateCodexConfig", () => {
     expect(refusal({ maxRawBytes: 1.5 })).toContain("maxRawBytes");
   });
 
+  it("refuses additionalDirectories, a Codex SDK thread option, saying it is a run option here", () => {
+    expect(refusal({ additionalDirectories: ["/x"] } as CodexConfig)).toContain(
+      "additionalDirectories is not a known option; it is a run option here (agent.run(prompt, { additionalDirectories }))",
+    );
+  });
+
   it("refuses maxConcurrentSpawns 0 at validation, not with a constructor crash", () => {
     expect(refusal({ maxConcurrentSpawns: 0 })).toContain("maxConcurrentSpawns");
   });

@@ -1,5 +1,5 @@
 import { validateDriverConfig, type CommonDriverConfig } from "@adaptor/driver/kit";
-import { peerOptionHints } from "@adaptor/driver";
+import { driverConfigHints } from "@adaptor/driver";
 import { optionChecks, type OptionShape } from "@adaptor/errors";
 import { configKeySetBy } from "./config-key.js";
 import { SAFE_ENV_BASE, type InheritEnv } from "@adaptor/driver/process";
@@ -153,7 +153,7 @@ const CODEX_CONFIG_SHAPE: OptionShape = {
 };
 
 /** The Codex SDK's names for options, with what to write instead (those this config takes are never consulted). */
-const CODEX_PEER_HINTS = peerOptionHints("Codex SDK");
+const CODEX_PEER_HINTS = driverConfigHints("Codex SDK");
 
 /**
  * Checks a config without I/O and returns a frozen copy of it (each option read once; `extraArgs`,

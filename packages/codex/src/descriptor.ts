@@ -41,12 +41,12 @@ export const CODEX_DESCRIPTOR: DriverDescriptor = deepFreeze<DriverDescriptor>({
     // refused with no sandbox in the policy (test/codex/additional-directories.test.ts).
     additionalDirectories: true,
     effort: ["minimal", "low", "medium", "high", "xhigh"],
-    // Images as data URLs in turn/start (app-server) or --image files (exec).
+    // Images as codex image files: localImage inputs of turn/start (app-server), --image (exec).
     images: true,
     // interrupt: turn/interrupt, the process kept; send: turn/steer (test/codex/during-turn.test.ts).
     turnControl: { interrupt: true, send: true, sendImages: true },
-    // onPromptSubmit: asked before turn/start (and turn/steer), its additionalContext a text item
-    // ahead of the prompt's; onStop: asked at each completed turn, continueWith another turn/start
+    // onPromptSubmit: asked before turn/start (and turn/steer), its additionalContext a developer
+    // message put into the thread's history ahead of the prompt (thread/inject_items); onStop: asked at each completed turn, continueWith another turn/start
     // on the thread within the run (test/codex/hooks.test.ts).
     hooks: ["promptSubmit", "stop"],
     // A model.response notice per thread/tokenUsage/updated (one per model response); the turn is
@@ -82,11 +82,13 @@ export const CODEX_EXEC_DESCRIPTOR: DriverDescriptor = deepFreeze<DriverDescript
       activeExecutionTimeout: false,
     },
     approvals: { permission: ["inherit"], plan_review: ["inherit"], question: ["inherit"] },
+    approvalRefusalReason:
+      'codex exec cannot ask the host: permission "inherit" runs it as the Codex SDK does (it never asks: the peer\'s approvalPolicy "never"); the app-server transport (the default) takes every approval mode',
     systemPrompt: ["replace", "append"],
     // Writable roots of workspace_write (-c sandbox_workspace_write.writable_roots), as app-server's.
     additionalDirectories: true,
     effort: ["minimal", "low", "medium", "high", "xhigh"],
-    // Images as data URLs in turn/start (app-server) or --image files (exec).
+    // Images as codex image files: localImage inputs of turn/start (app-server), --image (exec).
     images: true,
     // A stop hook would be called after the process ended, its continueWith too late to carry:
     // refused before launch. onPromptSubmit is observed before launch, so a verdict fails before it.

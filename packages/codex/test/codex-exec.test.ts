@@ -89,12 +89,18 @@ describe("codex exec transport on the real binary", () => {
     expect(run.response?.failure).toMatchObject({ reason: "agent_error", message: "scripted error 400" });
   });
 
-  it("ask modes are refused before launch", async () => {
-    h = await codexHarness({ config: exec });
-    const run = await runDriver(h.driver, { prompt: "x", policy: { approvals: { permission: "ask" } } });
-    expect(isError(run.error, ErrHumanDecisionModeUnsupported)).toBe(true);
-    expect(run.recording.events).toEqual([]);
-  });
+  it.each(["ask", "auto_approve", "auto_deny"] as const)(
+    "permission %s is refused before launch, saying what to use instead (inherit, the peer's approvalPolicy never; or app-server)",
+    async (permission) => {
+      h = await codexHarness({ config: exec });
+      const run = await runDriver(h.driver, { prompt: "x", policy: { approvals: { permission } } });
+      expect(isError(run.error, ErrHumanDecisionModeUnsupported)).toBe(true);
+      expect((run.error as Error).message).toBe(
+        `codex: approval mode permission=${permission} is not supported (codex exec cannot ask the host: permission "inherit" runs it as the Codex SDK does (it never asks: the peer's approvalPolicy "never"); the app-server transport (the default) takes every approval mode)`,
+      );
+      expect(run.recording.events).toEqual([]);
+    },
+  );
 
   it("cancel terminates exec (no interrupt channel); the process is gone", async () => {
     h = await codexHarness({ config: exec });

@@ -33,7 +33,7 @@ export type { EnforcementMechanism, PolicyEnforcement } from "./spi/enforcement.
 export { assertPolicySupported } from "./policy/assert-policy-supported.js";
 export { APPROVAL_KINDS, APPROVAL_MODES_BY_KIND, approvalModes } from "./policy/approval-modes.js";
 export { checkDriverConfig, driverConfigRefusal, inheritEnvOption } from "./config/check-driver-config.js";
-export { PEER_OPTIONS, peerOptionHints, type PeerOption, type PeerSdk } from "./peer-options/peer-options.js";
+export { PEER_OPTIONS, driverConfigHints, peerOptionHints, type PeerOption, type PeerSdk } from "./peer-options/peer-options.js";
 export { checkInspectOptions } from "./spi/check-inspect-options.js";
 export { checkListSessionsQuery, type CheckedListSessionsQuery } from "./spi/check-list-sessions-query.js";
 export {

@@ -44,7 +44,7 @@ export function checkPolicy(prep: Preparation): void {
     const mode = approvals[kind];
     // inherit is never a capability request.
     if (mode !== undefined && mode !== "inherit" && !approvalModes(caps, kind).includes(mode)) {
-      throw new HumanDecisionModeUnsupportedError(driver, kind, mode);
+      throw new HumanDecisionModeUnsupportedError(driver, kind, mode, caps.approvalRefusalReason);
     }
   }
   prep.request = { ...prep.request, policy: toRunPolicy(policy) };

@@ -1,5 +1,6 @@
 import { constants } from "node:fs";
 import { open } from "node:fs/promises";
+import { resolve } from "node:path";
 import { InvalidOptionError } from "@adaptor/errors";
 import type { PromptImage, PromptImageType } from "@adaptor/driver";
 import type { PendingImage } from "./prompt.js";
@@ -12,7 +13,7 @@ export const MAX_PROMPT_IMAGE_BYTES = 5 * 1024 * 1024;
  * Reads the images of a prompt into bytes: files (refusing anything but a regular file, and
  * reading at most one byte past the limit), `data:` URLs (base64), bytes (copied). Each must be a
  * PNG, JPEG, GIF or WebP by its first bytes, match a given `mimeType`, and hold at most
- * {@link MAX_PROMPT_IMAGE_BYTES}.
+ * {@link MAX_PROMPT_IMAGE_BYTES}. An image read from a file keeps its path, made absolute.
  * @throws InvalidOptionError (subject `run`, field `prompt[i]`, the image's part) naming what is wrong.
  */
 export async function readImages(pending: readonly PendingImage[], signal?: AbortSignal): Promise<PromptImage[]> {
@@ -28,7 +29,7 @@ export async function readImages(pending: readonly PendingImage[], signal?: Abor
     const sniffed = sniffImageType(bytes);
     if (!sniffed) refuse(field, "is not a PNG, JPEG, GIF or WebP image");
     if (declared !== undefined && declared !== sniffed) refuse(field, `is declared ${declared} but its bytes are ${sniffed}`);
-    images.push({ mimeType: sniffed, data: bytes });
+    images.push({ mimeType: sniffed, data: bytes, ...(part.path !== undefined ? { path: resolve(part.path) } : {}) });
   }
   return images;
 }

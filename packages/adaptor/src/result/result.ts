@@ -78,7 +78,11 @@ export class Result {
    * `RunError`'s partial Result), or a driver that reports none.
    */
   readonly sessionId: string | undefined;
-  /** Token usage; `undefined` when the CLI reported none, zeros when it reported zeros. */
+  /**
+   * Token usage; `undefined` when the CLI reported none, zeros when it reported zeros. An
+   * interrupted turn (`status` `"interrupted"`) counts the model responses it completed: zeros when
+   * it completed none (Claude Code and Codex alike).
+   */
   readonly usage: Usage | undefined;
   /**
    * Cost in US dollars of this run's own turn, when the CLI reports it: on a thread each turn

@@ -82,7 +82,12 @@ import { stageCodexSkills, type StagedCodexSkills } from "./skills.js";
 import { AppServerTurnState, turnIdOf } from "./turn-state.js";
 import { TurnLimit } from "./turn-limit.js";
 import { userAgentVersion } from "./user-agent.js";
-import { promptInput, stopContinuation } from "./turn-hooks.js";
+import { contextItems, promptInput, stopContinuation } from "./turn-hooks.js";
+import { promptImageFiles } from "../prompt-images/image-files.js";
+import { RunFiles } from "../prompt-images/run-files.js";
+
+/** The usage of a turn that completed no model response. */
+const NO_TOKENS = Object.freeze({ inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0 });
 
 const DEVICE = "codex";
 /** Notifications the driver never reads; codex is asked not to send them (`optOutNotificationMethods`). */
@@ -517,6 +522,8 @@ export class AppServerSession implements PooledProcess {
     let interrupted = false;
     let detach: (() => void) | undefined;
     let baseline: ReadonlySet<number> | undefined;
+    // Copies of the run's prompt images codex reads (a prompt's, a steered message's): removed once the run ended.
+    const files = new RunFiles();
     try {
       const initialized = this.#initialize();
       opened = this.#opened;
@@ -560,7 +567,9 @@ export class AppServerSession implements PooledProcess {
           // where codex would also mark the working directory trusted in its config.toml.
           ...(checked.sandboxForAsk ? { sandboxPolicy: { type: "dangerFullAccess" } as const } : {}),
         });
-        const input = await promptInput(request, sink, request.prompt, request.images);
+        const addContext = async (text: string): Promise<void> =>
+          void (await this.#rpc.request("thread/inject_items", contextItems(opened!.thread.id, text)));
+        const input = await promptInput(request, sink, request.prompt, await promptImageFiles(request.images, files), addContext);
         signal.throwIfAborted();
         const started = await requestAnswer(this.#rpc, "turn/start", turnParams(input), turnStarted);
         // Known to the cancellation first: replaying the held events may make the host cancel.
@@ -597,7 +606,7 @@ export class AppServerSession implements PooledProcess {
               await this.#rpc.request("turn/steer", {
                 threadId: current.threadId,
                 expectedTurnId: current.turnId,
-                input: await promptInput(request, sink, text, images),
+                input: await promptInput(request, sink, text, await promptImageFiles(images, files), addContext),
               });
             } catch (error) {
               // Codex had ended the turn before the message came (its turn/completed may still be on
@@ -669,6 +678,7 @@ export class AppServerSession implements PooledProcess {
       detach?.();
       signal.removeEventListener("abort", onAbort);
       await cancel.settled();
+      await files.remove();
       this.#active = undefined;
       if (!alive) await this.close();
     }
@@ -710,7 +720,8 @@ export class AppServerSession implements PooledProcess {
       });
     const text = turn.lastAgentText ?? "";
     const structured = !failure && !interrupted && turnInit.outputSchema ? structuredAnswer(text, request.outputSchema, sink) : undefined;
-    const usage = turn.usage();
+    // An interrupted turn counts the model responses it completed: zeros when none did (as Claude Code reports it).
+    const usage = turn.usage() ?? (interrupted ? NO_TOKENS : undefined);
     if (turn.dropped > 0) {
       sink.emit({ type: "notice", kind: "runtime", message: "events of another turn ignored", data: { count: turn.dropped } });
     }

@@ -1,4 +1,5 @@
 import type { DriverRequest, DriverSink } from "@adaptor/driver";
+import type { ThreadInjectItemsParams } from "../protocol/generated/v2/ThreadInjectItemsParams.js";
 import type { UserInput } from "../protocol/generated/v2/UserInput.js";
 
 /**
@@ -14,27 +15,37 @@ export const STOP_HOOK_CAP = 9;
 export const STOP_HOOK_BLOCK_CAP = "stop-hook-block-cap";
 
 /**
- * The user input of a `turn/start` (or `turn/steer`) for the text `prompt`: when the request has an
- * `onPromptSubmit` hook (`request.hooks` lists `promptSubmit`), the hook is asked first, and its
- * `additionalContext` becomes a text item ahead of the prompt's (codex sends both as parts of the
- * one user message the model reads). `images` come first, as data URLs.
+ * The user input of a `turn/start` (or `turn/steer`) for the text `prompt`: `imageFiles` first, as
+ * `localImage` items (the user's file, or a copy of the bytes): codex labels each
+ * `<image name=[Image #n] path="…">` … `</image>`, as its exec does; then the prompt's text. When the
+ * request has an `onPromptSubmit` hook (`request.hooks` lists `promptSubmit`), the hook is asked
+ * first, and its `additionalContext` goes to `addContext` (which puts it into the thread's history
+ * ahead of the message, not into the message: the thread's title and first prompt stay the user's).
  */
 export async function promptInput(
   request: Pick<DriverRequest, "hooks">,
   sink: DriverSink,
   prompt: string,
-  images: DriverRequest["images"] = [],
+  imageFiles: readonly string[],
+  addContext: (text: string) => Promise<void>,
 ): Promise<UserInput[]> {
   const answer = request.hooks?.includes("promptSubmit") && sink.hook ? await sink.hook({ point: "promptSubmit", prompt }) : {};
+  if (answer.additionalContext) await addContext(answer.additionalContext);
   return [
-    ...images.map((image): UserInput => ({
-      type: "image",
-      url: `data:${image.mimeType};base64,${Buffer.from(image.data).toString("base64")}`,
-    })),
-    ...(answer.additionalContext ? [{ type: "text", text: answer.additionalContext, text_elements: [] } satisfies UserInput] : []),
+    ...imageFiles.map((path): UserInput => ({ type: "localImage", path })),
     // No empty text item beside an image: the API refuses an empty text.
-    ...(prompt !== "" || images.length === 0 ? [{ type: "text", text: prompt, text_elements: [] } satisfies UserInput] : []),
+    ...(prompt !== "" || imageFiles.length === 0 ? [{ type: "text", text: prompt, text_elements: [] } satisfies UserInput] : []),
   ];
+}
+
+/**
+ * The `thread/inject_items` params that add a host's `text` (an `onPromptSubmit` hook's
+ * `additionalContext`) to thread `threadId`'s model-visible history as a developer message: the
+ * model reads it just before the user message that follows, and codex lists neither it as the
+ * thread's title nor it among the thread's user messages.
+ */
+export function contextItems(threadId: string, text: string): ThreadInjectItemsParams {
+  return { threadId, items: [{ type: "message", role: "developer", content: [{ type: "input_text", text }] }] };
 }
 
 /**

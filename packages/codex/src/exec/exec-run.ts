@@ -1,6 +1,3 @@
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import type { DriverFailure, DriverRequest, DriverResponse, DriverSink, PolicyEnforcement } from "@adaptor/driver";
 import { forceKilledError, rawStreams, spawnCli, type CliProcess, type ExitInfo } from "@adaptor/driver/process";
 import { DriverError, ErrCode } from "@adaptor/errors";
@@ -17,6 +14,8 @@ import { rolloutModel, rolloutUsageTotal } from "./rollout-usage.js";
 import { ExecTurnState } from "./exec-turn-state.js";
 import { AgentMessageLineReader } from "./agent-message-line.js";
 import { reportLateOutput } from "../turn-end.js";
+import { execImagePath, promptImageFiles } from "../prompt-images/image-files.js";
+import { RunFiles } from "../prompt-images/run-files.js";
 
 const DEVICE = "codex";
 
@@ -114,23 +113,16 @@ function systemPromptArgs(request: DriverRequest, promptFile: string | undefined
 export async function runExec(asked: ExecRunInit): Promise<DriverResponse> {
   const init = { ...asked, request: keptModelAndEffort(asked.request) };
   const { config, request, sink, signal, plan } = init;
-  // Per-run files (output schema, replaced instructions) in one private folder, removed after the run.
-  let runDir: string | undefined;
-  const runFile = async (name: string, text: string | Uint8Array): Promise<string> => {
-    runDir ??= await mkdtemp(join(tmpdir(), "adaptor-codex-run-"));
-    const path = join(runDir, name);
-    await writeFile(path, text, { mode: 0o600 });
-    return path;
-  };
+  // Per-run files (output schema, replaced instructions, image copies), removed after the run.
+  const files = new RunFiles();
   try {
-    const schemaFile = init.outputSchema ? await runFile("schema.json", JSON.stringify(init.outputSchema)) : undefined;
-    const promptFile = request.systemPrompt?.mode === "replace" ? await runFile("instructions.md", request.systemPrompt.text) : undefined;
-    const imageFiles: string[] = [];
-    for (const [index, image] of (request.images ?? []).entries())
-      imageFiles.push(await runFile(`image-${index}.${image.mimeType.slice("image/".length)}`, image.data));
+    const schemaFile = init.outputSchema ? await files.write("schema.json", JSON.stringify(init.outputSchema)) : undefined;
+    const promptFile =
+      request.systemPrompt?.mode === "replace" ? await files.write("instructions.md", request.systemPrompt.text) : undefined;
+    const imageFiles = await promptImageFiles(request.images, files, execImagePath);
     return await execTurn(init, execArgs(request, config, plan, schemaFile, promptFile, imageFiles), sink, signal);
   } finally {
-    if (runDir) await rm(runDir, { recursive: true, force: true });
+    await files.remove();
   }
 }
 

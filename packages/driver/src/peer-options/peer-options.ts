@@ -145,6 +145,76 @@ export const PEER_OPTIONS: Readonly<Record<string, PeerOption>> = Object.freeze(
     'policy: { sandbox: "read_only" }',
     "disallowedTools",
   ),
+  // Claude Agent SDK 0.3.332 (Claude Code 2.1.332): the fields of `Options` it added.
+  title: claude(
+    "none here: the session's title is the CLI's own (listSessions shows it); an app keeps its own name for a conversation with its thread key",
+    "none",
+  ),
+  taskBudget: claude(
+    "none here: no token budget reaches the model; budget.maxTurns, budget.maxToolCalls and budget.maxCostUsd bound a run",
+    "none",
+    "budget.maxTurns",
+  ),
+  includeHookEvents: claude(
+    "none here: the CLI's own hooks are not reported; the run's hooks are the hooks option (beforeToolCall, afterToolCall, onPromptSubmit, onStop, …)",
+    "none",
+    "hooks",
+  ),
+  forwardSubagentText: claude(
+    "none here: a subagent's activity is its tool-call and tool-result events, with parentToolCallId",
+    "none",
+    "parentToolCallId",
+  ),
+  sessionStore: claude(
+    "a conversation's state is kept by the Agent's threadStore here (new Agent(driver, { threadStore }); sessionPortability carries it between hosts)",
+    "threadStore",
+  ),
+  sessionStoreFlush: claude("none here: the Agent's threadStore is written once per committed turn", "none", "threadStore"),
+  loadTimeoutMs: claude("none here: the Agent's threadStore is read with the run's signal and timeoutMs", "none", "timeoutMs"),
+  toolAliases: claude("none here: tools keep their names (disallowedTools and hooks name them as the CLI does)", "none"),
+  onUserDialog: claude(
+    'none here: the CLI\'s dialogs are not relayed; what it asks the host is an approval (onApproval), including questions with policy: { approvals: { question: "ask" } }',
+    "none",
+    "onApproval",
+  ),
+  supportedDialogKinds: claude("none here: the CLI's dialogs are not relayed (onUserDialog has no equivalent)", "none"),
+  planModeInstructions: claude(
+    "none here: plan mode (the run option planMode) keeps Claude Code's own plan workflow; systemPrompt: { append } adds instructions",
+    "none",
+    "planMode",
+  ),
+  managedSettings: claude(
+    "none here: policy-tier settings are Claude Code's managed settings file on the host; a run's limits are policy, and claude({ configDir }) names the settings.json",
+    "none",
+    "policy",
+    "configDir",
+  ),
+  permissionPrompts: claude(
+    'who answers prompts is policy.approvals.permission here: "ask" sends them to onApproval, "auto_deny" denies them',
+    '"auto_deny"',
+    "onApproval",
+  ),
+  projectConfigRoot: claude(
+    "none here: project settings, .mcp.json and .claude come from cwd (with claude({ workspaceSettings: true }))",
+    "none",
+    "workspaceSettings: true",
+  ),
+  resumeDropsTurn: claude(
+    "thread.rewind(runId) goes back to before a turn here; thread.fork(newKey, { at }) forks at an earlier turn",
+    "thread.rewind(runId)",
+    "thread.fork(newKey, { at })",
+  ),
+  mcpServersDelivery: claude("none here: the driver delivers mcpServers itself", "none", "mcpServers"),
+  pluginDelivery: claude('none here: a plugin is claude({ extraArgs: ["--plugin-dir", dir] })', "none", '"--plugin-dir"'),
+  verbatimPrompts: claude(
+    "none here: the prompt goes to Claude Code as written, which expands its @-mentions and slash commands as it does",
+    "none",
+  ),
+  perTaskStopAffordance: claude(
+    "none here: a run's background tasks end with it; stream.interrupt() stops the turn",
+    "none",
+    "stream.interrupt()",
+  ),
   // Claude Agent SDK: an option of its earlier versions.
   appendSystemPrompt: claude("systemPrompt: { append } adds to the system prompt here", "systemPrompt: { append"),
 
@@ -183,6 +253,36 @@ export const PEER_OPTIONS: Readonly<Record<string, PeerOption>> = Object.freeze(
     "onApproval",
   ),
 });
+
+/**
+ * Options of each peer SDK given where its CLI is set up (the Claude Agent SDK's `query()` options,
+ * the Codex SDK's `startThread()` options) that are run options here, not driver options.
+ */
+const PEER_RUN_OPTIONS: Readonly<Record<PeerSdk, readonly string[]>> = Object.freeze({
+  "Claude Agent SDK": Object.freeze([
+    "additionalDirectories",
+    "allowedTools",
+    "disallowedTools",
+    "agents",
+    "hooks",
+    "mcpServers",
+    "systemPrompt",
+    "effort",
+  ]),
+  "Codex SDK": Object.freeze(["additionalDirectories"]),
+});
+
+/**
+ * The hints for a driver config of `sdk`'s CLI (`claude()`, `codex()`): the peer SDK's names of
+ * {@link PEER_OPTIONS}, and for its options that are run options here (such as
+ * `additionalDirectories`), `it is a run option here (agent.run(prompt, { <name> }))`.
+ */
+export function driverConfigHints(sdk: PeerSdk): Readonly<Record<string, string>> {
+  return Object.freeze({
+    ...peerOptionHints(sdk),
+    ...Object.fromEntries(PEER_RUN_OPTIONS[sdk].map((name) => [name, `it is a run option here (agent.run(prompt, { ${name} }))`])),
+  });
+}
 
 /**
  * The hints of {@link PEER_OPTIONS} by option name, for the `hints` of `checkOptions`: every

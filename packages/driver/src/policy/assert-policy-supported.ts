@@ -44,7 +44,7 @@ export function assertPolicySupported(descriptor: DriverDescriptor, policy: RunP
   for (const kind of APPROVAL_KINDS) {
     const mode = policy.approvals?.[kind];
     if (mode !== undefined && mode !== "inherit" && !approvalModes(caps, kind).includes(mode)) {
-      throw new HumanDecisionModeUnsupportedError(driver, kind, mode);
+      throw new HumanDecisionModeUnsupportedError(driver, kind, mode, caps.approvalRefusalReason);
     }
   }
 }

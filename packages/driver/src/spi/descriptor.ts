@@ -70,6 +70,12 @@ export interface DriverCapabilities {
     readonly elicitation?: readonly ApprovalMode[];
   };
   /**
+   * Why an approval mode the driver does not list in `approvals` is refused, with what to use
+   * instead: the `reason` of the `HumanDecisionModeUnsupportedError` that refuses it (e.g. Codex
+   * exec, which cannot ask the host). Absent: the refusal names no reason.
+   */
+  readonly approvalRefusalReason?: string;
+  /**
    * Names of the tools (`tool-call` `name`) the CLI runs without asking under `ask` and
    * `auto_deny` because they have no effect outside the conversation (its reads, searches, the
    * session's own task list), as the driver's tests show on the real binary. The SDK raises no

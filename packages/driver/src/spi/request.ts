@@ -58,6 +58,12 @@ export interface PromptImage {
   readonly mimeType: PromptImageType;
   /** Its bytes (already checked against the SDK's size limit). */
   readonly data: Uint8Array;
+  /**
+   * The file the bytes were read from, as an absolute path, when the prompt gave the image as a
+   * `path`; absent for bytes and `data:` URLs. A driver may name it to the model (the user's own
+   * name for the image) and hand the CLI this file rather than a copy.
+   */
+  readonly path?: string;
 }
 
 /** One invocation handed to {@link Driver.run}. */
