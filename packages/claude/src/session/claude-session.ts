@@ -895,12 +895,13 @@ export class ClaudeSession implements PooledProcess {
       const tool = typeof request.input?.tool_name === "string" ? request.input.tool_name : "";
       const trusted = this.#trustedPrefixes.some((prefix) => tool.startsWith(prefix));
       // Under read_only only the read tools are asked about; the rest is the CLI's dontAsk denial.
+      const inLaunch = this.#launch.askableTools?.includes(tool) ?? true;
+      // A call a deny rule of the run names (given or remembered by now) is asked about whatever the
+      // CLI would do unasked (a Read inside the working directory), so the rule denies it before it runs.
+      const denied = inLaunch && sink.ruleDenies?.(tool, (request.input as { tool_input?: unknown } | undefined)?.tool_input) === true;
       // The structured-output tool of --json-schema hands the CLI the answer and acts on nothing: never asked.
-      const askable =
-        tool !== STRUCTURED_OUTPUT_TOOL &&
-        (this.#launch.askableTools?.includes(tool) ?? true) &&
-        (this.#askReadTools || !READ_ONLY_TOOLS.includes(tool));
-      proc.writeJson(preToolUseAnswer(requestId, !trusted && askable)).catch(() => undefined);
+      const askable = tool !== STRUCTURED_OUTPUT_TOOL && inLaunch && (this.#askReadTools || !READ_ONLY_TOOLS.includes(tool));
+      proc.writeJson(preToolUseAnswer(requestId, denied || (!trusted && askable))).catch(() => undefined);
       return;
     }
     if (request?.subtype === "hook_callback" && request.callback_id === FOREGROUND_AGENT_HOOK) {
