@@ -251,6 +251,26 @@ describe("policy.approvals.rules: rules known before the run", () => {
     ]);
   });
 
+  it.each(["Bash", "shell", "terminal/create"])(
+    "a pathPrefix rule on the shell tool %s, whose asks name a command and no file, can never match: InvalidPolicyError (approvals.rules[i].pathPrefix) before launch, hinting a command rule or a sandbox",
+    async (toolName) => {
+      const refused = await run([bash("cat /work/secret/key")], {
+        approvals: {
+          permission: "ask",
+          rules: [
+            { toolName: "Read", pathPrefix: "/work/secret", outcome: "deny" },
+            { toolName, pathPrefix: "/work/secret", outcome: "deny" },
+          ],
+        },
+      });
+      expect(refused.launched).toBe(0);
+      expect(refused.decisions).toBeInstanceOf(InvalidPolicyError);
+      expect(refused.decisions).toMatchObject({ field: "approvals.rules[1].pathPrefix", value: "/work/secret" });
+      expect((refused.decisions as Error).message).toContain("can never match");
+      expect((refused.decisions as Error).message).toContain("use a command or commandPrefix rule for the commands, or a sandbox");
+    },
+  );
+
   it("under sandbox read_only an allow rule is InvalidPolicyError before launch; a deny rule is fine", async () => {
     const refused = await run([bash("ls")], {
       sandbox: "read_only",
