@@ -159,7 +159,12 @@ describe("approval rules never widen what the host allowed", () => {
   });
 
   it("a path rule on a shell tool, or on an ask that names no file (an ACP agent's shell tool), is refused as one that can never match", async () => {
-    const agentShell: ApprovalAsk = { kind: "permission", title: "run", toolName: "run_shell_command", input: { command: "cat secret/key" } };
+    const agentShell: ApprovalAsk = {
+      kind: "permission",
+      title: "run",
+      toolName: "run_shell_command",
+      input: { command: "cat secret/key" },
+    };
     const { thrown, decisions } = await run([bash("cat /work/secret/key"), agentShell], (request, index) => {
       const remember = { toolName: request.toolName!, pathPrefix: "/work/secret" };
       if (index === 0) request.approve({ remember });

@@ -343,7 +343,8 @@ export function ruleShapeError(value: unknown, field: string): { readonly field:
     );
   if (typeof rule["pathPrefix"] === "string" && !path.isAbsolute(rule["pathPrefix"]))
     return refuse(`${field}.pathPrefix`, "must be an absolute path");
-  if (rule["pathPrefix"] !== undefined && SHELL_TOOLS.includes(rule["toolName"])) return refuse(`${field}.pathPrefix`, shellPathReason(rule["toolName"]));
+  if (rule["pathPrefix"] !== undefined && SHELL_TOOLS.includes(rule["toolName"]))
+    return refuse(`${field}.pathPrefix`, shellPathReason(rule["toolName"]));
   return undefined;
 }
 

@@ -241,7 +241,10 @@ export class ClaudeSession implements PooledProcess {
 
   /** Register the every-tool `PreToolUse` hook with the process's `initialize` request (`askForEveryTool`, or an ask / auto_deny run). */
   readonly #askHook: boolean;
-  /** The hook asks about the read tools too (`askForEveryTool`); else it leaves them to the CLI's defaults. */
+  /**
+   * The hook asks about the read tools too (`askForEveryTool`); else it leaves them to the CLI's
+   * defaults, but for a call a deny rule of the run names (`DriverSink.ruleDenies`), which it asks about.
+   */
   readonly #askReadTools: boolean;
   /**
    * The turn started in plan mode and no plan was approved yet: every ask but a read, a question
