@@ -143,13 +143,18 @@ describe("policy rules on claude (real binary)", () => {
       expect(h.server.requests.length).toBe(served);
     },
   );
-  it("under ask a Read that Claude Code runs unasked, inside a folder a deny rule names, fails the run policy_violation naming the rule", async () => {
-    let file = "";
-    h = await harness([callsInOrder("READ_KEY", () => [{ name: "Read", input: { file_path: file } }])]);
+  it("under ask a Read that Claude Code would run unasked, inside a folder a deny rule names, is asked and denied by the rule before it runs; the model never gets the file", async () => {
+    let calls: Call[] = [];
+    h = await harness([callsInOrder("READ_KEY", () => calls)]);
     const workDir = h.env.workDir;
     mkdirSync(join(workDir, "secret"));
-    file = join(workDir, "secret", "key.pem");
-    writeFileSync(file, "TOPSECRET\n");
+    const key = join(workDir, "secret", "key.pem");
+    writeFileSync(key, "TOPSECRET\n");
+    writeFileSync(join(workDir, "notes.txt"), "PLAINNOTES\n");
+    calls = [
+      { name: "Read", input: { file_path: key } },
+      { name: "Read", input: { file_path: join(workDir, "notes.txt") } },
+    ];
     const rule = { toolName: "Read", pathPrefix: join(workDir, "secret") };
     const requests: ApprovalRequest[] = [];
     const stream = h.agent.stream("READ_KEY", {
@@ -161,11 +166,18 @@ describe("policy rules on claude (real binary)", () => {
     });
     const events: AgentEvent[] = [];
     for await (const event of stream) events.push(event);
-    const verdict = await stream.result().catch((error: unknown) => error);
+    const result = await stream.result();
+    expect(result.text).toBe("finished");
+    // The host is asked about neither: the rule answers the first, the CLI runs the second unasked.
     expect(requests).toEqual([]);
-    expect(notices(events, "approval.unasked")).toEqual([expect.objectContaining({ toolName: "Read", mode: "ask", rule })]);
-    expect(verdict).toMatchObject({ reason: "policy_violation", details: { fields: ["approvals.permission"] } });
-    expect((verdict as Error).message).toContain(`named by the deny rule ${JSON.stringify(rule)}`);
+    expect(notices(events, "approval.resolved").map((d) => [d.outcome, d.rule])).toEqual([["denied", rule]]);
+    expect(notices(events, "approval.unasked")).toEqual([]);
+    // The model's request after the denied Read carries the refusal, never the file.
+    const bodies = h.server.requests.map((request) => JSON.stringify(request.view.raw));
+    expect(bodies.some((body) => body.includes("TOPSECRET"))).toBe(false);
+    expect(bodies.at(-1)).toContain("PLAINNOTES");
+    const afterDenied = h.server.requests.find((request) => toolResults(request.view) === 1)?.view.lastToolResult;
+    expect(afterDenied?.isError).toBe(true);
   });
   it("with askForEveryTool the same Read is asked, and the deny rule refuses it before it runs", async () => {
     let file = "";

@@ -158,6 +158,27 @@ describe("approval rules never widen what the host allowed", () => {
     expect((decisions as ApprovalDecision[]).map((d) => d.outcome)).toEqual(["approve", "deny", "approve"]);
   });
 
+  it("a path rule on a shell tool, or on an ask that names no file (an ACP agent's shell tool), is refused as one that can never match", async () => {
+    const agentShell: ApprovalAsk = {
+      kind: "permission",
+      title: "run",
+      toolName: "run_shell_command",
+      input: { command: "cat secret/key" },
+    };
+    const { thrown, decisions } = await run([bash("cat /work/secret/key"), agentShell], (request, index) => {
+      const remember = { toolName: request.toolName!, pathPrefix: "/work/secret" };
+      if (index === 0) request.approve({ remember });
+      else request.deny("no", { remember });
+    });
+    expect(thrown).toHaveLength(2);
+    expect(thrown.map((error) => [error instanceof InvalidOptionError, (error as InvalidOptionError).field])).toEqual([
+      [true, "remember.pathPrefix"],
+      [true, "remember.pathPrefix"],
+    ]);
+    expect((thrown[0] as Error).message).toContain("can never match");
+    expect((decisions as ApprovalDecision[]).map((d) => d.outcome)).toEqual(["deny", "deny"]);
+  });
+
   it("a command prefix cannot start with a variable assignment", async () => {
     const { thrown } = await run([bash("FOO=1 npm test")], (request) =>
       request.approve({ remember: { toolName: "Bash", commandPrefix: "FOO=1" } }),

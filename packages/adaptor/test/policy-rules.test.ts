@@ -251,6 +251,53 @@ describe("policy.approvals.rules: rules known before the run", () => {
     ]);
   });
 
+  it.each(["Bash", "shell", "terminal/create"])(
+    "a pathPrefix rule on the shell tool %s, whose asks name a command and no file, can never match: InvalidPolicyError (approvals.rules[i].pathPrefix) before launch, hinting a command rule or a sandbox",
+    async (toolName) => {
+      const refused = await run([bash("cat /work/secret/key")], {
+        approvals: {
+          permission: "ask",
+          rules: [
+            { toolName: "Read", pathPrefix: "/work/secret", outcome: "deny" },
+            { toolName, pathPrefix: "/work/secret", outcome: "deny" },
+          ],
+        },
+      });
+      expect(refused.launched).toBe(0);
+      expect(refused.decisions).toBeInstanceOf(InvalidPolicyError);
+      expect(refused.decisions).toMatchObject({ field: "approvals.rules[1].pathPrefix", value: "/work/secret" });
+      expect((refused.decisions as Error).message).toContain("can never match");
+      expect((refused.decisions as Error).message).toContain("use a command or commandPrefix rule for the commands, or a sandbox");
+    },
+  );
+
+  it("the driver's sink tells which calls a deny rule names: an up-front one from the start, a remembered one from the answer on", async () => {
+    const read = (file: string) => ({ file_path: file });
+    const seen: boolean[][] = [];
+    const driver = scriptedDriver(async (_request, sink) => {
+      const denies = (): boolean[] => [
+        sink.ruleDenies?.("Read", read("/work/secret/key")) ?? false,
+        sink.ruleDenies?.("Read", read("/work/notes.txt")) ?? false,
+        sink.ruleDenies?.("Grep", { path: "/work/private" }) ?? false,
+      ];
+      seen.push(denies());
+      await sink.requestApproval({ kind: "permission", title: "Grep", toolName: "Grep", input: { path: "/work/private/a" } });
+      seen.push(denies());
+      return { text: "done" };
+    });
+    const agent = new Agent(driver, {
+      onApproval: (request) => request.deny("no", { remember: { toolName: "Grep", pathPrefix: "/work/private" } }),
+    });
+    await agent.run("p", {
+      policy: { approvals: { permission: "ask", rules: [{ toolName: "Read", pathPrefix: "/work/secret", outcome: "deny" }] } },
+    });
+    await agent.close();
+    expect(seen).toEqual([
+      [true, false, false],
+      [true, false, true],
+    ]);
+  });
+
   it("under sandbox read_only an allow rule is InvalidPolicyError before launch; a deny rule is fine", async () => {
     const refused = await run([bash("ls")], {
       sandbox: "read_only",

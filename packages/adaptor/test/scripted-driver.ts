@@ -43,6 +43,7 @@ export function scriptedDriver(
         ...(sink.hook ? { hook: sink.hook.bind(sink) } : {}),
         ...(sink.partial ? { partial: sink.partial.bind(sink) } : {}),
         ...(sink.attachControl ? { attachControl: sink.attachControl.bind(sink) } : {}),
+        ...(sink.ruleDenies ? { ruleDenies: sink.ruleDenies.bind(sink) } : {}),
       };
       const partial = await script(request, wrapped, signal);
       // Its asks are the SDK's approvals: every explicitly set field is reported enforced so,

@@ -35,7 +35,10 @@ export interface ApprovalRule {
    * patch's files, and every other string under a field named like a path, file, folder or
    * destination, at any depth) is this folder or inside it, compared after resolving `.`, `..` and
    * the symbolic links of the part that exists (a link inside the folder that leads out does not
-   * match). An ask that names no file, or a relative one, does not match.
+   * match). An ask that names no file, or a relative one, does not match. So a shell tool's ask
+   * (`Bash`, `shell`, `terminal/create`: a command, no file) never does: a rule giving both is
+   * refused (`InvalidPolicyError` before launch, `InvalidOptionError` for `remember`); deny the
+   * commands with a `command` or `commandPrefix` rule, or confine them with a sandbox.
    */
   readonly pathPrefix?: string;
 }
@@ -311,7 +314,8 @@ const RULE_KEYS: readonly string[] = ["toolName", "command", "commandPrefix", "p
  * `toolName`, string `command`/`commandPrefix` (not both, a prefix not starting with a variable
  * assignment) and an absolute `pathPrefix`; none holding a NUL character. A rule that could never
  * match is refused too: a `commandPrefix` holding a shell operator, substitution, expansion or
- * quote (`;`, `&`, `|`, `$`, a quote...: the commands holding one never match a prefix).
+ * quote (`;`, `&`, `|`, `$`, a quote...: the commands holding one never match a prefix), and a
+ * `pathPrefix` on a shell tool ({@link SHELL_TOOLS}: its asks name no file).
  * @returns the field at fault (`field` or `field.<name>`) and why, or undefined.
  */
 export function ruleShapeError(value: unknown, field: string): { readonly field: string; readonly reason: string } | undefined {
@@ -339,7 +343,29 @@ export function ruleShapeError(value: unknown, field: string): { readonly field:
     );
   if (typeof rule["pathPrefix"] === "string" && !path.isAbsolute(rule["pathPrefix"]))
     return refuse(`${field}.pathPrefix`, "must be an absolute path");
+  if (rule["pathPrefix"] !== undefined && SHELL_TOOLS.includes(rule["toolName"]))
+    return refuse(`${field}.pathPrefix`, shellPathReason(rule["toolName"]));
   return undefined;
+}
+
+/**
+ * The shell tools of the drivers, as their asks name them, whose input names no file
+ * ({@link pathsOf} finds none), so a `pathPrefix` rule on one never matches: Claude Code's `Bash`
+ * (`command`, `description`, `timeout`; also the Claude Code ACP adapter's), Codex's `shell`
+ * (`command`, `cwd`, either transport) and the `terminal/create` the SDK asks about for an ACP
+ * agent's host terminal (`command`, `args`, `cwd`, `env`). An ACP agent's own shell tool is named
+ * by the agent (its ask's `details.toolKind` is `execute`); a rule to remember answering one that
+ * names no file is refused as not matching it.
+ */
+export const SHELL_TOOLS: readonly string[] = Object.freeze(["Bash", "shell", "terminal/create"]);
+
+/** Why a `pathPrefix` rule on the shell tool `toolName` (or a shell ask's) is refused. */
+function shellPathReason(toolName: string): string {
+  return (
+    `can never match: an ask about ${toolName} names no file (a shell tool's names a command), so the rule would never deny (or allow) ` +
+    `a command that reads or writes under the folder (cat secret/key runs all the same); ` +
+    `use a command or commandPrefix rule for the commands, or a sandbox that confines them`
+  );
 }
 
 /**
@@ -374,8 +400,12 @@ export function rememberError(
   const shape = ruleShapeError(remember, "remember");
   if (shape) return refuse(shape.field, shape.reason);
   if (ask.kind !== "permission") return refuse("remember", `cannot be remembered for a ${ask.kind} (only permission asks)`);
-  if (!ruleMatches(remember as ApprovalRule, ask))
+  if (!ruleMatches(remember as ApprovalRule, ask)) {
+    // A path rule answering an ask that names no file (an ACP agent's shell tool) can never match.
+    if ((remember as ApprovalRule).pathPrefix !== undefined && pathsOf(ask.input).length === 0)
+      return refuse("remember.pathPrefix", shellPathReason(ask.toolName ?? "this tool"));
     return refuse("remember", `does not match approval ${ask.id} (${ask.toolName ?? ask.kind}); a rule must match the request it answers`);
+  }
   return undefined;
 }
 

@@ -268,6 +268,7 @@ export async function executeRun(setup: RunSetup): Promise<Result> {
             if (notice) queue.push(notice);
           },
           ready: () => queue.ready(),
+          ruleDenies: (toolName: string, input: unknown) => broker.deniedBy(toolName, input) !== undefined,
           partial: (output) => {
             if (live) partial = output;
           },

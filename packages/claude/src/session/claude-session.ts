@@ -241,7 +241,10 @@ export class ClaudeSession implements PooledProcess {
 
   /** Register the every-tool `PreToolUse` hook with the process's `initialize` request (`askForEveryTool`, or an ask / auto_deny run). */
   readonly #askHook: boolean;
-  /** The hook asks about the read tools too (`askForEveryTool`); else it leaves them to the CLI's defaults. */
+  /**
+   * The hook asks about the read tools too (`askForEveryTool`); else it leaves them to the CLI's
+   * defaults, but for a call a deny rule of the run names (`DriverSink.ruleDenies`), which it asks about.
+   */
   readonly #askReadTools: boolean;
   /**
    * The turn started in plan mode and no plan was approved yet: every ask but a read, a question
@@ -895,12 +898,13 @@ export class ClaudeSession implements PooledProcess {
       const tool = typeof request.input?.tool_name === "string" ? request.input.tool_name : "";
       const trusted = this.#trustedPrefixes.some((prefix) => tool.startsWith(prefix));
       // Under read_only only the read tools are asked about; the rest is the CLI's dontAsk denial.
+      const inLaunch = this.#launch.askableTools?.includes(tool) ?? true;
+      // A call a deny rule of the run names (given or remembered by now) is asked about whatever the
+      // CLI would do unasked (a Read inside the working directory), so the rule denies it before it runs.
+      const denied = inLaunch && sink.ruleDenies?.(tool, (request.input as { tool_input?: unknown } | undefined)?.tool_input) === true;
       // The structured-output tool of --json-schema hands the CLI the answer and acts on nothing: never asked.
-      const askable =
-        tool !== STRUCTURED_OUTPUT_TOOL &&
-        (this.#launch.askableTools?.includes(tool) ?? true) &&
-        (this.#askReadTools || !READ_ONLY_TOOLS.includes(tool));
-      proc.writeJson(preToolUseAnswer(requestId, !trusted && askable)).catch(() => undefined);
+      const askable = tool !== STRUCTURED_OUTPUT_TOOL && inLaunch && (this.#askReadTools || !READ_ONLY_TOOLS.includes(tool));
+      proc.writeJson(preToolUseAnswer(requestId, denied || (!trusted && askable))).catch(() => undefined);
       return;
     }
     if (request?.subtype === "hook_callback" && request.callback_id === FOREGROUND_AGENT_HOOK) {

@@ -80,8 +80,10 @@ export interface DriverCapabilities {
    * `auto_deny` because they have no effect outside the conversation (its reads, searches, the
    * session's own task list), as the driver's tests show on the real binary. The SDK raises no
    * `approval.unasked` notice for them; any other tool that runs unasked under those modes still
-   * gets one (so does a call whose `tool-call` `kind` is `read`, `search` or `think`). A call of
-   * theirs that a deny rule of the run names gets one all the same, and fails the run. Absent: none.
+   * gets one (so does a call whose `tool-call` `kind` is `read`, `search` or `think`). A driver
+   * that can make its CLI ask about one call does so for each a deny rule of the run names
+   * (`DriverSink.ruleDenies`; Claude Code's every-call hook), so the rule denies it before it runs;
+   * one that runs unasked all the same gets the notice and fails the run. Absent: none.
    */
   readonly askExemptTools?: readonly string[];
   /**

@@ -30,6 +30,14 @@ export interface DriverSink {
    */
   hook?(ask: HookAsk): Promise<HookAnswer>;
   /**
+   * Whether a deny rule of the run (`policy.approvals.rules`, or one a host's answer remembered so
+   * far) names a call of `toolName` with `input`, compared as an ask about that call would be. A
+   * driver whose CLI would run such a call without asking (Claude Code's read tools) makes the CLI
+   * ask about it instead, so the rule denies it before it runs. Never throws. Optional: a host
+   * without it holds no rules.
+   */
+  ruleDenies?(toolName: string, input: unknown): boolean;
+  /**
    * Offers the host the running turn's controls (see {@link TurnControl}), once the turn can take
    * them; returns the function that withdraws them, which the driver calls when the turn ends.
    * Optional: a host without it never controls a turn.

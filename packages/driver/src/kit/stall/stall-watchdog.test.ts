@@ -100,6 +100,19 @@ describe("StallWatchdog", () => {
     expect(watchdog.sink(base).ready).toBeUndefined();
   });
 
+  it("passes the run's deny rules through its sink (ruleDenies reaches the run's sink)", () => {
+    using watchdog = new StallWatchdog(counter(), { timeoutMs: 2_000, device: "agent" });
+    const base = { emit: () => undefined, requestApproval: () => Promise.resolve({ outcome: "approve" as const }) };
+    const asked: unknown[] = [];
+    const sink = watchdog.sink({ ...base, ruleDenies: (toolName, input) => (asked.push([toolName, input]), toolName === "Read") });
+    expect([sink.ruleDenies?.("Read", { file_path: "/k" }), sink.ruleDenies?.("Grep", {})]).toEqual([true, false]);
+    expect(asked).toEqual([
+      ["Read", { file_path: "/k" }],
+      ["Grep", {}],
+    ]);
+    expect(watchdog.sink(base).ruleDenies).toBeUndefined();
+  });
+
   it("timeoutMs 0 never aborts; close() stops it", () => {
     using off = new StallWatchdog(counter(), { timeoutMs: 0, device: "agent" });
     const closed = new StallWatchdog(counter(), { timeoutMs: 1_000, device: "agent" });

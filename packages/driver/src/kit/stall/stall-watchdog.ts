@@ -102,8 +102,8 @@ export class StallWatchdog implements Disposable {
 
   /**
    * `sink` whose `requestApproval` and `hook` pause the watchdog until the host answered: time a
-   * human or a host hook takes to decide is not a stall. Everything else (events, turn controls)
-   * passes through.
+   * human or a host hook takes to decide is not a stall. Everything else (events, turn controls,
+   * the run's deny rules) passes through.
    */
   sink(sink: DriverSink): DriverSink {
     return {
@@ -132,6 +132,7 @@ export class StallWatchdog implements Disposable {
       ...(sink.attachControl ? { attachControl: sink.attachControl.bind(sink) } : {}),
       ...(sink.ready ? { ready: sink.ready.bind(sink) } : {}),
       ...(sink.partial ? { partial: sink.partial.bind(sink) } : {}),
+      ...(sink.ruleDenies ? { ruleDenies: sink.ruleDenies.bind(sink) } : {}),
     };
   }
 
