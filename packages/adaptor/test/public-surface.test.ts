@@ -166,6 +166,7 @@ describe("public surface", () => {
       "probeFailure",
       "processGone",
       "raceAbort",
+      "readTextBatches",
       "reportEnforcement",
       "requireCliVersion",
       "responseExit",

@@ -47,16 +47,19 @@ export class DeltaLineTemplates {
       }
       this.method = shape.method;
       this.itemId = shape.itemId;
-      this.delta = template.values[0]!;
+      // A slice of the line, which is a slice of the stdout chunk it came in: the template lets go
+      // of it at once, `delta` when the caller releases it.
+      const values = template.values;
+      this.delta = values[0]!;
+      values[0] = "";
       return true;
     }
     return false;
   }
 
-  /** Lets go of the last line's values (slices of that line), e.g. before the stdout reader waits. */
+  /** Lets go of the last line's delta (a slice of that line), e.g. before the stdout reader waits. */
   release(): void {
     this.delta = "";
-    for (const shape of this.#shapes) shape.template.values.fill("");
   }
 
   /**

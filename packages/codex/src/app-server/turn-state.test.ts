@@ -1,3 +1,6 @@
+import { randomUUID } from "node:crypto";
+import { text as streamText } from "node:stream/consumers";
+import { getHeapSnapshot } from "node:v8";
 import type { DriverEvent } from "@adaptor/driver";
 import { describe, expect, it, vi } from "vitest";
 import { DeltaLineReader, parseAppServerLine } from "./parse-line.js";
@@ -233,6 +236,59 @@ describe("DeltaLineTemplates through AppServerTurnState.acceptLine", () => {
     }
     expect(readDirectly).toBeGreaterThan(20); // changes inside the ids and deltas are still read
   });
+});
+
+/**
+ * Whether a string beginning with `prefix` + `id` is on this process's heap (a heap snapshot
+ * collects garbage first, and names each string by its first characters). The needle is made after
+ * the snapshot, so that it is not itself on the heap.
+ */
+async function onHeap(prefix: string, id: string): Promise<boolean> {
+  const snapshot = await streamText(getHeapSnapshot());
+  return snapshot.includes(prefix + id);
+}
+
+describe("AppServerTurnState.releaseLines", () => {
+  /** A long item id and delta: slices of the line, not copies V8 makes of short ones. */
+  const ITEM = `msg_${"0123456789abcdef".repeat(2)}`;
+  const TEXT = "a delta longer than the slices V8 copies ".repeat(4);
+  const cases: [string, string, (itemId: string, text: string) => string][] = [
+    ["codex's order", delta("first"), (itemId, text) => delta(text, itemId)],
+    [
+      "a learned shape",
+      line("item/agentMessage/delta", [["delta", "first"], ["itemId", ITEM], ...ids()], true),
+      (itemId, text) => line("item/agentMessage/delta", [["delta", text], ["itemId", itemId], ...ids()], true),
+    ],
+    [
+      "a learned shape whose deltas are kept",
+      line("item/commandExecution/outputDelta", [["delta", "first"], ["itemId", ITEM], ...ids()], true),
+      (itemId, text) => line("item/commandExecution/outputDelta", [["delta", text], ["itemId", itemId], ...ids()], true),
+    ],
+  ];
+
+  for (const [name, first, next] of cases) {
+    it(`lets go of every part of the lines read directly (${name}), so the stdout chunk they were cut from can go while the turn waits`, async () => {
+      // What the state emits is the caller's: kept here as copies, so that only the state holds slices.
+      const events: DriverEvent[] = [];
+      const state = new AppServerTurnState((event) => events.push(JSON.parse(JSON.stringify(event)) as DriverEvent));
+      state.threadId = THREAD;
+      state.setTurnId(TURN);
+      feed(state, first);
+      const id = randomUUID();
+      // A decoded stdout chunk, as the session gets it, with the line cut from it (a slice).
+      const how = ((): string => {
+        const chunk = `{"method":"note","params":{"note":"chunk-${id}"}}\n${next(ITEM, TEXT)}\n`;
+        return feed(state, chunk.slice(chunk.indexOf("\n") + 1, chunk.length - 1));
+      })();
+      expect(how).toBe("direct");
+      // Command output is kept until its item completes (no event per delta).
+      if (!name.endsWith("kept")) expect(events.at(-1)).toEqual({ type: "text-delta", text: TEXT, messageId: ITEM });
+      state.releaseLines();
+      /^x$/.test("x"); // the engine keeps the last regular-expression subject (the line) until the next match
+      expect(await onHeap("chunk-", id)).toBe(false);
+      expect(feed(state, next(ITEM, "more"))).toBe("direct");
+    });
+  }
 });
 
 describe("AppServerTurnState model-call retries", () => {

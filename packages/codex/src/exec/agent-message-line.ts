@@ -1,4 +1,4 @@
-import { LineTemplate } from "@adaptor/driver/kit";
+import { LineTemplate, ownString } from "@adaptor/driver/kit";
 
 /**
  * Reads the line a long `codex exec --json` turn is mostly made of, a completed agent message,
@@ -15,17 +15,23 @@ import { LineTemplate } from "@adaptor/driver/kit";
  */
 export class AgentMessageLineReader {
   #shape: LineTemplate | undefined;
-  /** The item id of the last line {@link read} accepted. */
+  /** The item id of the last line {@link read} accepted (a string of its own, not a slice of the line). */
   id = "";
-  /** The text of the last line {@link read} accepted. */
+  /** The text of the last line {@link read} accepted (a string of its own, not a slice of the line). */
   text = "";
 
   /** True when `line` has the learned shape; {@link id} and {@link text} then hold its values. */
   read(line: string): boolean {
     const shape = this.#shape;
     if (shape === undefined || !shape.match(line)) return false;
-    this.id = shape.values[0]!;
-    this.text = shape.values[1]!;
+    const values = shape.values;
+    // The values are slices of the line, which is a slice of the stdout chunk it came in: kept here
+    // until the next line, they would keep that chunk alive for as long as the turn waits after its
+    // last message, in every run waiting at once. The text is a string of its own already (its slot
+    // is `own`); an id is short and copied only when longer than a slice V8 copies by itself.
+    this.id = ownString(values[0]!);
+    this.text = values[1]!;
+    values[0] = values[1] = "";
     return true;
   }
 

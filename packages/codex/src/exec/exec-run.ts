@@ -6,7 +6,7 @@ import { configOverrideArgs, type CodexConfig } from "../config.js";
 import { structuredAnswer } from "../output-schema/structured-answer.js";
 import { WRITABLE_ROOTS_KEY, type CodexPolicyPlan } from "../policy.js";
 import { codexEnv, commonArgs } from "../process-helpers.js";
-import { beforeNextLine, exitOrTerminate, graceMs, responseExit, spawnLimits, StallWatchdog } from "@adaptor/driver/kit";
+import { exitOrTerminate, graceMs, readTextBatches, responseExit, spawnLimits, StallWatchdog } from "@adaptor/driver/kit";
 import { readCheckpointData, usageSince, type CodexCheckpointData } from "../session/checkpoint-data.js";
 import type { ExecEvent } from "./exec-events.js";
 import { rewindExecThread, type ExecRewindOutcome } from "./exec-rewind.js";
@@ -180,35 +180,27 @@ async function execTurn(init: ExecRunInit, args: string[], sink: DriverSink, sig
   let afterTerminal: Promise<ExitInfo> | undefined;
   try {
     // A completed agent message of the shape learned from the one before is read without a parse.
-    // Between two lines the host's loop takes its events in step (beforeNextLine).
+    // Between two lines the host's loop takes its events in step (beforeNextLine, in readTextBatches).
     const messages = new AgentMessageLineReader();
-    let frequent = false;
-    for await (const batch of proc.textBatches()) {
-      for (let i = 0; i < batch.length; i++) {
-        if (i > 0 || frequent) {
-          const wait = beforeNextLine(sink, frequent);
-          if (wait !== undefined) await wait;
-        }
-        const text = batch[i]!;
-        frequent = messages.read(text);
-        if (frequent) {
-          turn.agentMessage(messages.id, messages.text);
-          continue;
-        }
-        let value: unknown;
-        try {
-          value = JSON.parse(text);
-        } catch {
-          value = undefined;
-        }
-        if (typeof value === "object" && value !== null && typeof (value as { type?: unknown }).type === "string") {
-          messages.learn(text, value as Record<string, unknown>);
-          if (turn.accept(value as ExecEvent, text)) afterTerminal ??= exitOrTerminate(proc, graceMs(config));
-        } else {
-          sink.emit({ type: "process", kind: "stdout", text });
-        }
+    await readTextBatches(proc.textBatches(), sink, (text) => {
+      if (messages.read(text)) {
+        turn.agentMessage(messages.id, messages.text);
+        return true;
       }
-    }
+      let value: unknown;
+      try {
+        value = JSON.parse(text);
+      } catch {
+        value = undefined;
+      }
+      if (typeof value === "object" && value !== null && typeof (value as { type?: unknown }).type === "string") {
+        messages.learn(text, value as Record<string, unknown>);
+        if (turn.accept(value as ExecEvent, text)) afterTerminal ??= exitOrTerminate(proc, graceMs(config));
+      } else {
+        sink.emit({ type: "process", kind: "stdout", text });
+      }
+      return false;
+    });
     // Stdout ended without a terminal: codex can report nothing more. One that stays alive is given
     // the grace to exit, then ended, rather than waited for until the stall timeout.
     exit = await (afterTerminal ?? exitOrTerminate(proc, graceMs(config)));

@@ -51,6 +51,7 @@ export { closingQuote, hasRawControl } from "./json-text/json-string-scan.js";
 export { LineTemplate } from "./json-text/line-template.js";
 export { ownString } from "./json-text/own-string.js";
 export { beforeNextLine } from "./pace/before-next-line.js";
+export { readTextBatches } from "./pace/read-text-batches.js";
 export {
   inspectCli,
   parseVersion,
