@@ -519,10 +519,17 @@ export function ruleOf(remember: RememberRule): ApprovalRule {
  */
 export class ApprovalRules {
   readonly #rules: RememberedRule[] = [];
+  #denies = false;
 
   /** Remembers `rule`. */
   add(rule: RememberedRule): void {
     this.#rules.push(rule);
+    if (rule.decision.outcome === "deny") this.#denies = true;
+  }
+
+  /** Whether a deny rule is remembered. */
+  get denies(): boolean {
+    return this.#denies;
   }
 
   /** The remembered rule that answers `subject`, or undefined. */
