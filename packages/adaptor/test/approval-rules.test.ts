@@ -88,6 +88,62 @@ describe("approval rules: what a rule matches", () => {
       expect(ruleMatches(rule, bash(command)), command).toBe(false);
   });
 
+  it("an allow prefix never matches a zsh glob qualifier or process substitution (parentheses run commands)", () => {
+    const rule = { toolName: "Bash", commandPrefix: "cat" };
+    expect(ruleMatches(rule, bash("cat notes.txt"))).toBe(true);
+    for (const command of ["cat x(e:reboot:)", "cat =(rm -rf y)", "cat (x)", "cat x)"])
+      expect(ruleMatches(rule, bash(command)), command).toBe(false);
+  });
+
+  it("a deny command rule fails closed: a command it cannot reduce to one simple command matches when the denied program is any word of it", () => {
+    const deny = { toolName: "Bash", commandPrefix: "rm" };
+    const denies = (rule: typeof deny | { toolName: string; command: string }, command: string): boolean =>
+      ruleMatches(rule, bash(command), undefined, "any");
+    for (const command of [
+      "rm -rf x",
+      "rm  -rf x",
+      "rm -rf x; true",
+      "true && rm -rf x",
+      "ls|rm -rf x",
+      "/bin/rm -rf x",
+      "command rm -rf x",
+      "exec rm -rf x",
+      "env rm -rf x",
+      "sudo rm -rf x",
+      "xargs rm < list",
+      "find . -exec rm {} +",
+      "FOO=1 rm -rf x",
+      "x=$(rm -rf y)",
+      "echo `rm -rf y`",
+      "r\\m -rf x",
+      "'rm' -rf x",
+      "bash -lc \"bash -lc 'rm -rf x'\"",
+      "bash -lc $'rm -rf x'",
+      "bash -lc 'rm -rf x' ; other",
+      "/bin/bash -lc 'rm -rf x'",
+      "sh -c rm",
+      "echo rm; ls",
+    ])
+      expect(denies(deny, command), command).toBe(true);
+    // A simple command is compared word by word: another program, or rm only as an argument, is not denied.
+    for (const command of ["rmdir x", "ls -la", "grep rm notes.txt", "/bin/bash -lc 'grep rm notes.txt'", "echo hi; ls"])
+      expect(denies(deny, command), command).toBe(false);
+    // The rest of a prefix must follow the denied program, where the words show it.
+    const push = { toolName: "Bash", commandPrefix: "git push" };
+    expect(denies(push, "cd repo && git push origin main")).toBe(true);
+    expect(denies(push, "FOO=1 /usr/bin/git push")).toBe(true);
+    expect(denies(push, "cd repo && git status")).toBe(false);
+    expect(denies(push, "git status")).toBe(false);
+    // An exact command rule denies the command inside any wrapper or list too.
+    const exact = { toolName: "Bash", command: "rm -rf x" };
+    expect(denies(exact, "rm -rf x")).toBe(true);
+    expect(denies(exact, "true; rm -rf x")).toBe(true);
+    expect(denies(exact, "rm -rf y")).toBe(false);
+    // Allow matching stays strict: none of those wrapped forms is allowed by an allow prefix.
+    for (const command of ["rm -rf x; true", "/bin/rm -rf x", "command rm -rf x", "FOO=1 rm -rf x", "bash -lc $'rm -rf x'"])
+      expect(ruleMatches(deny, bash(command)), command).toBe(false);
+  });
+
   it("an argv command (codex legacy asks) is compared joined with spaces", () => {
     expect(
       ruleMatches({ toolName: "shell", command: "ls -la" }, { kind: "permission", toolName: "shell", input: { command: ["ls", "-la"] } }),
@@ -309,6 +365,15 @@ describe("approval rules in a run", () => {
       ["approved", rule],
     ]);
     expect(notices(events, "approval.requested").filter((d) => d.rule !== undefined)).toHaveLength(2);
+  });
+
+  it("a policy deny rule on rm denies rm in a list, by path, behind a launcher or an env prefix, or in a wrapper, while the host approves the rest", async () => {
+    const denied = ["rm -rf x", "rm -rf x; true", "/bin/rm -rf x", "command rm -rf x", "FOO=1 rm -rf x", "bash -lc $'rm -rf x'"];
+    const { requests, decisions } = await run([...denied, "ls -la"].map(bash), (request) => request.approve(), {
+      approvals: { permission: "ask", rules: [{ toolName: "Bash", commandPrefix: "rm", outcome: "deny" }] },
+    });
+    expect(requests.map((r) => r.title)).toEqual(["Bash: ls -la"]);
+    expect(decisions).toEqual([...denied.map(() => ({ outcome: "deny", reason: "denied by policy rule" })), { outcome: "approve" }]);
   });
 
   it("deny(reason, { remember }) denies later matching asks with the same reason, and wins over a remembered allow", async () => {

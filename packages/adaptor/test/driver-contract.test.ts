@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { DriverEvent } from "@adaptor/driver";
 import { MemoryThreadStore } from "@adaptor/threadstore";
 import { Agent, DriverError, findError, RunError, type AgentEvent } from "adaptor";
+import { UnaskedTools } from "../src/run/driver-contract.js";
 import { scriptedDriver } from "./scripted-driver.js";
 
 /** Every event of a run on `agent` and its verdict (the Result, or what it rejected with). */
@@ -287,6 +288,62 @@ describe("the SDK's checks of a driver's response", () => {
     expect(remembered.events.flatMap((e) => (e.type === "notice" && e.kind === "approval.unasked" ? [e.data] : []))).toEqual([
       { toolCallId: "c1", toolName: "shell", rule: catRule },
     ]);
+    // With the permission unset, the entry names the rule the call broke, not a mode.
+    expect((remembered.verdict as RunError).result.enforcement).toEqual([
+      expect.objectContaining({ field: "approvals.permission", value: `deny rule ${JSON.stringify(catRule)}`, enforced: false }),
+    ]);
+  });
+
+  it("a call a deny rule names that ran unasked fails the run also when the host accepted the permission mode on best effort; calls no rule names stay excused", async () => {
+    const entry = { field: "approvals.permission", value: "ask", enforced: false, mechanisms: [], detail: "best effort", bestEffort: true };
+    const driver = scriptedDriver(async (_request, sink) => {
+      sink.emit({ type: "tool-call", phase: "end", id: "w1", name: "write", input: { path: "/repo/a" } });
+      sink.emit({ type: "tool-result", id: "w1", output: "wrote", isError: false });
+      sink.emit({ type: "tool-call", phase: "end", id: "c1", name: "shell", input: { command: "cat secret.txt", cwd: "/repo" } });
+      sink.emit({ type: "tool-result", id: "c1", output: "TOPSECRET", isError: false, coveredByAsk: true });
+      return { text: "read", enforcement: [entry] };
+    });
+    const catRule = { toolName: "shell", commandPrefix: "cat" };
+    const error = (await new Agent(driver)
+      .run("p", { policy: { approvals: { permission: "ask", rules: [{ ...catRule, outcome: "deny" }] } }, onApproval: (r) => r.approve() })
+      .catch((e: unknown) => e)) as RunError;
+    expect(error).toBeInstanceOf(RunError);
+    expect(error.reason).toBe("policy_violation");
+    expect(error.details).toEqual({ fields: ["approvals.permission"], toolCallIds: ["c1"] });
+    expect(error.message).toBe(
+      `scripted: shell (c1, named by the deny rule ${JSON.stringify(catRule)}) ran without an approval request under approvals.permission "ask"`,
+    );
+    expect(error.result.enforcement).toEqual([
+      {
+        field: "approvals.permission",
+        value: "ask",
+        enforced: false,
+        mechanisms: [],
+        detail: `shell (c1, named by the deny rule ${JSON.stringify(catRule)}) ran without an approval request`,
+      },
+    ]);
+  });
+
+  it("a call's input is kept until its result only while the run holds a deny rule", () => {
+    const compared: unknown[] = [];
+    let holds = false;
+    const tools = new UnaskedTools(
+      { approvals: { permission: "ask" } },
+      undefined,
+      undefined,
+      undefined,
+      (_toolName, input) => {
+        compared.push(input);
+        return undefined;
+      },
+      () => holds,
+    );
+    tools.observe({ type: "tool-call", phase: "end", id: "a", name: "shell", input: { command: "ls" } });
+    holds = true;
+    tools.observe({ type: "tool-call", phase: "end", id: "b", name: "shell", input: { command: "cat x" } });
+    tools.observe({ type: "tool-result", id: "a", output: "", isError: false });
+    tools.observe({ type: "tool-result", id: "b", output: "", isError: false });
+    expect(compared).toEqual([undefined, { command: "cat x" }]);
   });
 
   it("an unasked call under a permission mode the host accepted on best effort stays a success, listed not enforced", async () => {

@@ -23,11 +23,15 @@ export interface ApprovalRule {
    * A shell command's start: matches the command equal to it, or it followed by a space and more
    * words (`"npm test"` matches `npm test -- --watch`, not `npm tests`; the words after it are the
    * host's to weigh: `npm test --script-shell=x` matches too). A command holding a shell operator,
-   * substitution, expansion or quote (`;`, `&`, `|`, `<`, `>`, a backtick, `$`, `~`, `*`, `?`, `[`,
-   * `{`, `\`, `'`, `"`, a newline) never matches a prefix, so `npm test && rm -rf x` and
-   * `npm test $HOME` are asked. A prefix may not start with a variable assignment (`FOO=1`) nor
-   * hold one of those characters itself (it could never match: give the whole command as
-   * `command`); no field of a rule may hold a NUL character.
+   * substitution, expansion, quote or parenthesis (`;`, `&`, `|`, `<`, `>`, a backtick, `$`, `~`,
+   * `*`, `?`, `[`, `{`, `(`, `)`, `\`, `'`, `"`, a newline) never matches an allow prefix, so
+   * `npm test && rm -rf x` and `npm test $HOME` are asked. A deny rule's `command` or prefix is
+   * matched conservatively: a command that is not one simple command (`rm -rf x; true`,
+   * `/bin/rm -rf x`, `FOO=1 rm -rf x`, `sudo rm -rf x`) matches when the rule's first word is any
+   * of its words; a deny rule is not a sandbox all the same (a script that runs `rm` is not found).
+   * A prefix may not start with a variable assignment (`FOO=1`) nor hold one of those characters
+   * itself (it could never match: give the whole command as `command`); no field of a rule may
+   * hold a NUL character.
    */
   readonly commandPrefix?: string;
   /**
@@ -84,8 +88,12 @@ export interface RuleSubject {
   readonly input?: unknown;
 }
 
-/** Shell operators, substitutions, expansions and quotes after which a prefix says nothing about what runs. */
-const SHELL_OPERATOR = /[;&|<>`\n\r\v\f$~*?[{\\'"]/;
+/**
+ * Shell operators, substitutions, expansions, quotes and parentheses (a subshell, zsh's glob
+ * qualifier `x(e:cmd:)` and process substitution `=(cmd)`) after which a prefix says nothing about
+ * what runs.
+ */
+const SHELL_OPERATOR = /[;&|<>`\n\r\v\f$~*?[{()\\'"]/;
 /** Input fields that only describe a command to a person (the model's words), compared by no rule. */
 const NOTE_FIELDS = ["description", "justification", "reason", "title"];
 /** Field names whose strings are files or folders an ask acts on. */
@@ -161,6 +169,87 @@ export function commandsOf(input: unknown): string[] {
   if (command === undefined) return [];
   const inner = wrappedCommand(input);
   return inner === undefined || inner === command ? [command] : [command, inner];
+}
+
+/**
+ * Programs whose arguments name another command they run (`sudo rm -rf x`, `xargs rm`,
+ * `find . -exec rm {} +`), shell keywords that run the command after them (`! rm`, `time rm`),
+ * and shells a wrapper the matcher could not unwrap runs: a command starting with one is not
+ * reduced to one simple command (see {@link denyMatches}).
+ */
+const LAUNCHERS: ReadonlySet<string> = new Set(
+  (
+    "! . bash builtin busybox chroot command coproc csh dash doas env eval exec fish find flock ionice ksh mksh nice " +
+    "nohup parallel runuser script setsid sh source ssh stdbuf strace su sudo taskset tcsh time timeout unbuffer watch xargs zsh"
+  ).split(" "),
+);
+/** The shells' word separators: blanks and the operators that end a command or start a nested one. */
+const WORD_BREAK = /[\s;&|<>()`{}=$]+/;
+
+/** The last part of a command word's path (`/bin/rm` → `rm`). */
+function basename(word: string): string {
+  return word.slice(word.lastIndexOf("/") + 1);
+}
+
+/**
+ * The command a deny rule is compared with: `command` with every shell wrapper the matcher can
+ * read (`bash -lc '<command>'`, at any depth) taken off.
+ */
+function innermost(input: unknown): string | undefined {
+  let command = commandOf(input);
+  let next = input;
+  for (let depth = 0; depth < 8 && command !== undefined; depth++) {
+    const inner = wrappedCommand(next);
+    if (inner === undefined) break;
+    command = inner;
+    next = { command: inner };
+  }
+  return command;
+}
+
+/**
+ * Whether a deny `rule` (a `command` or `commandPrefix` one) names the ask's command, matched
+ * conservatively, so a command that runs the denied program in a form the matcher cannot read is
+ * denied too. The command is first unwrapped from the shell wrappers the matcher reads
+ * ({@link wrappedCommand}). When what is left is one simple command (no shell operator,
+ * substitution, expansion, quote or parenthesis; its first word neither a path nor a variable
+ * assignment nor a launcher such as `sudo`, `env`, `command`, `exec`, `xargs` or a shell), its words
+ * are compared with the rule's: the same words for `command`, the rule's words first for
+ * `commandPrefix`. Otherwise (`rm -rf x; true`, `/bin/rm -rf x`, `FOO=1 rm -rf x`,
+ * `sudo rm -rf x`, `bash -lc $'rm -rf x'`) the rule matches when its first word is any word of the
+ * command, compared by basename after quotes and backslashes are dropped, and its other words
+ * follow in order. A program the command runs in a way no word shows (a script, a variable, an
+ * alias, a glob) is not found: a deny rule is not a sandbox.
+ */
+function denyMatches(rule: ApprovalRule, input: unknown): boolean {
+  const ruleText = rule.command ?? rule.commandPrefix;
+  if (ruleText === undefined) return false;
+  if (rule.command !== undefined && commandsOf(input).includes(rule.command)) return true;
+  const command = innermost(input);
+  if (command === undefined) return false;
+  const wanted = ruleText.split(/\s+/).filter((word) => word !== "");
+  if (wanted.length === 0) return false;
+  const words = command.split(/\s+/).filter((word) => word !== "");
+  const first = words[0];
+  const simple = first !== undefined && !SHELL_OPERATOR.test(command) && !/[/=]/.test(first) && !LAUNCHERS.has(first);
+  if (simple) {
+    if (rule.command !== undefined && words.length !== wanted.length) return false;
+    return wanted.every((word, index) => words[index] === word);
+  }
+  const loosely = (text: string): string[] =>
+    text
+      .replace(/[\\'"]/g, "")
+      .split(WORD_BREAK)
+      .filter((word) => word !== "");
+  const loose = loosely(command);
+  const [head, ...rest] = loosely(ruleText);
+  if (head === undefined) return false;
+  // The earliest occurrence of the program leaves the most words for the rest to follow in.
+  const at = loose.findIndex((word) => basename(word) === basename(head));
+  if (at < 0) return false;
+  let next = 0;
+  for (let index = at + 1; index < loose.length && next < rest.length; index++) if (loose[index] === rest[next]) next++;
+  return next === rest.length;
 }
 
 /**
@@ -263,11 +352,16 @@ function insideReally(file: string, folder: string, realFolder: string): boolean
  * ask's files, links resolved, with `realFolder` (default: the rule's folder with its links
  * resolved now): for an allow (`files` `"every"`, the default) every file must be inside it; for a
  * deny (`"any"`) one file inside it is enough, literally or once links are resolved, so an edit that
- * also touches a file elsewhere cannot carry a denied file past the deny.
+ * also touches a file elsewhere cannot carry a denied file past the deny. A command rule compares
+ * the ask's command exactly for an allow (a prefix never matches a command holding a shell
+ * operator), conservatively for a deny ({@link denyMatches}: `rm -rf x; true` and `sudo rm -rf x`
+ * match a deny of `rm`).
  */
 export function ruleMatches(rule: ApprovalRule, subject: RuleSubject, realFolder?: string, files: "every" | "any" = "every"): boolean {
   if (subject.kind !== "permission" || subject.toolName !== rule.toolName) return false;
-  if (rule.command !== undefined || rule.commandPrefix !== undefined) {
+  if (files === "any" && (rule.command !== undefined || rule.commandPrefix !== undefined)) {
+    if (!denyMatches(rule, subject.input)) return false;
+  } else if (rule.command !== undefined || rule.commandPrefix !== undefined) {
     const matches = (command: string): boolean =>
       rule.command !== undefined
         ? command === rule.command
@@ -425,10 +519,17 @@ export function ruleOf(remember: RememberRule): ApprovalRule {
  */
 export class ApprovalRules {
   readonly #rules: RememberedRule[] = [];
+  #denies = false;
 
   /** Remembers `rule`. */
   add(rule: RememberedRule): void {
     this.#rules.push(rule);
+    if (rule.decision.outcome === "deny") this.#denies = true;
+  }
+
+  /** Whether a deny rule is remembered. */
+  get denies(): boolean {
+    return this.#denies;
   }
 
   /** The remembered rule that answers `subject`, or undefined. */

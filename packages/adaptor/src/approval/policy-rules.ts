@@ -95,7 +95,8 @@ export function policyRulesError(
         value: outcome,
         reason:
           `a ${outcome} rule is never consulted under approvals.permission "${decidedFirst}", which ${outcome === "deny" ? "approves" : "denies"} every call before any rule ` +
-          `(rules answer only the calls that would be asked); use permission "ask" with the rules and an onApproval that ${outcome === "deny" ? "approves" : "denies"} the rest`,
+          `(rules answer only the calls that would be asked); use permission "ask" with the rules and an onApproval that ${outcome === "deny" ? "approves" : "denies"} the rest` +
+          (outcome === "deny" ? " (a deny rule is matched conservatively; it is not a sandbox)" : ""),
       };
     if (outcome === "deny" && (permission === undefined || permission === "inherit"))
       return {
@@ -104,7 +105,7 @@ export function policyRulesError(
         reason:
           `a deny rule is never consulted for the calls the CLI runs unasked, and with approvals.permission ${permission === undefined ? "unset" : '"inherit"'} the CLI's own configuration decides what it asks ` +
           '(Claude Code runs cat, a settings allow rule\'s calls, and everything under sandbox "unrestricted" unasked; codex asks nothing under a confining sandbox or its own "on-request" policy); ' +
-          'use permission "ask" with the rules and an onApproval that approves the rest',
+          'use permission "ask" with the rules and an onApproval that approves the rest (a deny rule is matched conservatively; it is not a sandbox)',
       };
     if (outcome === "approve" && readOnly)
       return {

@@ -148,11 +148,17 @@ export class ApprovalBroker {
     return this.#suspended.has(ask);
   }
 
+  /** Whether the run holds a deny rule (given before it or remembered so far). */
+  get holdsDenyRule(): boolean {
+    return this.#rules.denies;
+  }
+
   /**
    * The deny rule the run holds (given before it or remembered so far) that names a call of
    * `toolName` with `input`, compared as a `permission` ask about it would be; undefined when none.
    */
   deniedBy(toolName: string, input: unknown): ApprovalRule | undefined {
+    if (!this.#rules.denies) return undefined;
     const remembered = this.#rules.match({ kind: "permission", toolName, input });
     return remembered?.decision.outcome === "deny" ? remembered.rule : undefined;
   }

@@ -65,8 +65,9 @@ export async function settleAfterAbort<T>(work: Promise<T>, signal: AbortSignal,
  *   also one `stream.setApprovalMode` set), or under any mode while a deny rule of the run names
  *   it, fails the run `policy_violation`
  *   (`details.fields`, `details.toolCallIds`) whatever the driver's own failure, unless the driver
- *   already found a `policy_violation` or the host accepted the mode on best effort; the
- *   `approvals.permission` entry says not enforced, naming the calls;
+ *   already found a `policy_violation` or the host accepted the mode on best effort (which never
+ *   excuses a call a deny rule names); the `approvals.permission` entry says not enforced, naming
+ *   the calls (its value the deny rule when the permission is unset);
  * - each explicitly set policy field of `policy` (the one the driver was given) that the response's
  *   `enforcement` does not list is added as not enforced ("the driver did not report enforcing it");
  * - a response without a failure whose `enforcement` (with those added entries) lists a value
@@ -114,8 +115,15 @@ function refuseUnasked(
   device: string,
   response: DriverResponse,
   policy: RunPolicy | undefined,
-  calls: readonly UnaskedCall[],
+  unasked: readonly UnaskedCall[],
 ): DriverResponse {
+  const field = "approvals.permission";
+  const reported = response.enforcement ?? [];
+  const entry = reported.find((e) => e.field === field);
+  // The host accepted that the mode may not hold: the run stays a success, listed not enforced;
+  // not that a call a deny rule names may run, which fails it all the same.
+  const bestEffort = entry !== undefined && !entry.enforced && entry.bestEffort === true;
+  const calls = bestEffort ? unasked.filter((call) => call.rule !== undefined) : unasked;
   if (calls.length === 0) return response;
   // The mode the calls broke: the run's own, or the one a switch during the run set.
   const launched = policy?.approvals?.permission;
@@ -123,20 +131,19 @@ function refuseUnasked(
   // Calls a deny rule names may break no mode (permission unset, inherit or auto_approve).
   const mode = checkedMode ?? launched ?? "unset";
   const duringRun = checkedMode !== undefined && checkedMode !== launched;
-  const field = "approvals.permission";
-  const reported = response.enforcement ?? [];
-  const entry = reported.find((e) => e.field === field);
-  // The host accepted that the mode may not hold: the run stays a success, listed not enforced.
-  if (entry && !entry.enforced && entry.bestEffort === true) return response;
   const named = calls
     .slice(0, NAMED_CALLS)
     .map((call) => `${call.toolName} (${call.toolCallId}${call.rule ? `, named by the deny rule ${JSON.stringify(call.rule)}` : ""})`);
   const which = named.join(", ") + (calls.length > NAMED_CALLS ? ` and ${String(calls.length - NAMED_CALLS)} more calls` : "");
   const detail = `${which} ran without an approval request`;
-  // A driver that found the mode broken itself keeps its own entry.
+  // A driver that found the mode broken itself keeps its own entry (one on best effort does not:
+  // the run fails for a deny rule's call, not for the mode the host accepted might not hold).
   const switched = duringRun ? ` (switched to ${JSON.stringify(mode)} during the run)` : "";
+  // With the permission unset, the value a call broke is the deny rule that names it.
+  const rule = calls.find((call) => call.rule !== undefined)?.rule;
+  const value = launched ?? (mode === "unset" && rule ? `deny rule ${JSON.stringify(rule)}` : mode);
   const marked: PolicyEnforcement =
-    entry && !entry.enforced ? entry : { field, value: launched ?? mode, enforced: false, mechanisms: [], detail: detail + switched };
+    entry && !entry.enforced && !bestEffort ? entry : { field, value, enforced: false, mechanisms: [], detail: detail + switched };
   const enforcement = entry ? reported.map((e) => (e === entry ? marked : e)) : [...reported, marked];
   if (response.failure?.reason === "policy_violation") return { ...response, enforcement };
   const { interrupted: _interrupted, ...ran } = response;
@@ -349,7 +356,12 @@ export class UnaskedTools {
   readonly #hostTools: McpServerTools | undefined;
   /** The deny rule (up-front or remembered) that names a call, if any. */
   readonly #deniedBy: DeniedBy | undefined;
-  /** The input of each call reported and not yet returned, by call id (kept only with {@link #deniedBy}). */
+  /** Whether the run holds a deny rule now (default: whenever {@link #deniedBy} is given). */
+  readonly #holdsDeny: () => boolean;
+  /**
+   * The input of each call reported and not yet returned, by call id: kept only while the run
+   * holds a deny rule ({@link #holdsDeny}), to compare the call with it as it returns.
+   */
   readonly #inputs = new Map<string, unknown>();
 
   /**
@@ -358,6 +370,8 @@ export class UnaskedTools {
    * @param hostTools - the run's host-tool server (its name and its tools' names), if it has host tools.
    * @param deniedBy - the run's deny rules (up-front and remembered so far): a call one names that
    * ran unasked is reported under every mode, exempt tool, harmless kind or earlier grant.
+   * @param holdsDeny - whether the run holds a deny rule now; a call's input is kept until its
+   * result only while it does. Default: always, when `deniedBy` is given.
    */
   constructor(
     policy: RunPolicy | undefined,
@@ -365,12 +379,14 @@ export class UnaskedTools {
     hostTools?: McpServerTools,
     clock?: PermissionClock,
     deniedBy?: DeniedBy,
+    holdsDeny?: () => boolean,
   ) {
     this.#clock = clock ?? new PermissionClock(policy?.approvals?.permission);
     this.#watch = deniedBy !== undefined || this.#clock.mode !== undefined || descriptor?.capabilities.turnControl?.approvalMode === true;
     this.#exempt = new Set(descriptor?.capabilities.askExemptTools ?? []);
     this.#hostTools = hostTools;
     this.#deniedBy = deniedBy;
+    this.#holdsDeny = holdsDeny ?? (() => deniedBy !== undefined);
   }
 
   /** Whether `name` (an agent's name or title for a call) is one of the run's host tools. */
@@ -398,7 +414,7 @@ export class UnaskedTools {
     if (event.type === "tool-call") {
       if (!this.#startedUnder.has(event.id)) this.#startedUnder.set(event.id, this.#clock.mode);
       if (event.phase === "start" || !this.#names.has(event.id)) this.#names.set(event.id, event.name);
-      if (event.input !== undefined && this.#deniedBy) this.#inputs.set(event.id, event.input);
+      if (event.input !== undefined && this.#deniedBy && this.#holdsDeny()) this.#inputs.set(event.id, event.input);
       if (this.#exempt.has(event.name) || hasNoEffect(event.kind) || this.#isHostTool(event.name)) this.#harmless.add(event.id);
       return undefined;
     }

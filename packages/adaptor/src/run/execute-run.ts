@@ -242,6 +242,7 @@ export async function executeRun(setup: RunSetup): Promise<Result> {
           setup.tools ? { name: HOST_TOOL_SERVER_NAME, tools: setup.tools.tools.map((tool) => tool.name) } : undefined,
           permissionClock,
           (toolName, input) => broker.deniedBy(toolName, input),
+          () => broker.holdsDenyRule,
         );
         const foreign = new ForeignEvents();
         const sink: DriverSink = {
