@@ -167,6 +167,23 @@ describe("approval rules: what a rule matches", () => {
     expect(ruleMatches(rule, patch(["/repo/src/a.ts", "/repo/other.ts"]))).toBe(false);
   });
 
+  it("a deny path rule fails closed: an ask naming no file, a relative one or a folder holding the denied one matches it; an allow does not", () => {
+    const grep = (input: Record<string, unknown>): ApprovalAsk => ({ kind: "permission", title: "Grep", toolName: "Grep", input });
+    const deny = { toolName: "Grep", pathPrefix: "/repo/secret" };
+    expect(ruleMatches(deny, grep({ pattern: "KEY" }), undefined, "any")).toBe(true);
+    expect(ruleMatches(deny, grep({ pattern: "KEY", path: "/repo" }), undefined, "any")).toBe(true);
+    expect(ruleMatches(deny, grep({ pattern: "KEY", path: "/" }), undefined, "any")).toBe(true);
+    expect(ruleMatches(deny, grep({ pattern: "KEY", path: "secret" }), undefined, "any")).toBe(true);
+    expect(ruleMatches(deny, grep({ pattern: "KEY", path: "/repo/secret/deep" }), undefined, "any")).toBe(true);
+    expect(ruleMatches(deny, grep({ pattern: "KEY", path: "/repo/src" }), undefined, "any")).toBe(false);
+    expect(ruleMatches(deny, grep({ pattern: "KEY", path: "/repo/secretx" }), undefined, "any")).toBe(false);
+    const allow = { toolName: "Grep", pathPrefix: "/repo/src" };
+    expect(ruleMatches(allow, grep({ pattern: "KEY" }))).toBe(false);
+    expect(ruleMatches(allow, grep({ pattern: "KEY", path: "/repo" }))).toBe(false);
+    expect(ruleMatches(allow, grep({ pattern: "KEY", path: "src" }))).toBe(false);
+    expect(ruleMatches(allow, grep({ pattern: "KEY", path: "/repo/src/deep" }))).toBe(true);
+  });
+
   it("a tool-only rule matches every ask about the tool", () => {
     expect(ruleMatches({ toolName: "Bash" }, bash("anything"))).toBe(true);
   });
@@ -181,6 +198,15 @@ describe("approval rules: what a rule matches", () => {
 });
 
 describe("approval rules never widen what the host allowed", () => {
+  it("a remembered deny of a command holds in another working directory and environment", async () => {
+    const ask = (input: Record<string, unknown>): ApprovalAsk => ({ kind: "permission", title: "t", toolName: "terminal/create", input });
+    const first = { command: "/bin/bash", args: ["-c", "rm -rf build"], cwd: "/work/repo", env: [] };
+    const asks = [ask(first), ask({ ...first, cwd: "/work/other" }), ask({ ...first, env: [{ name: "HOME", value: "/tmp/h" }] })];
+    const { requests, decisions } = await run(asks, (request) => request.deny("never", { remember: request.suggestions[0]! }));
+    expect(requests.map((r) => r.input)).toEqual([asks[0]!.input]);
+    expect((decisions as ApprovalDecision[]).map((d) => d.outcome)).toEqual(["deny", "deny", "deny"]);
+  });
+
   it("a remembered command allows it only with the same working directory, arguments and environment", async () => {
     const ask = (input: Record<string, unknown>): ApprovalAsk => ({ kind: "permission", title: "t", toolName: "terminal/create", input });
     const first = { command: "/bin/bash", args: ["-c", "echo hello"], cwd: "/work/repo", env: [] };

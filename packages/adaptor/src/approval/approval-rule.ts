@@ -66,8 +66,8 @@ export interface RememberedRule {
   /**
    * For a command rule: the answered ask's input but its `command` and descriptions (its working
    * directory, arguments, environment, background flag), as canonical JSON ({@link contextOf}); a
-   * later ask matches only with the same, so "always allow `npm test`" never allows it in another
-   * folder or environment.
+   * later allow matches only with the same, so "always allow `npm test`" never allows it in another
+   * folder or environment. A deny ignores it: "never `rm`" holds in every folder and environment.
    */
   readonly context?: string | undefined;
   /**
@@ -370,13 +370,18 @@ export function ruleMatches(rule: ApprovalRule, subject: RuleSubject, realFolder
   }
   if (rule.pathPrefix !== undefined) {
     const paths = pathsOf(subject.input);
-    if (paths.length === 0) return false;
+    // A deny fails closed: an ask naming no file (a search of the working directory), or naming
+    // one by a relative path, cannot be shown to stay out of the folder.
+    if (paths.length === 0) return files === "any";
     const named = [...paths, ...pathFieldStrings(subject.input)];
     const folder = realFolder ?? realPath(rule.pathPrefix);
     if (files === "any") {
       const touches = (file: string): boolean =>
         path.isAbsolute(file) && (inside(file, rule.pathPrefix!) || inside(realPath(file), folder));
-      if (!named.some(touches)) return false;
+      // A file the ask names by a relative path, or a folder holding the denied one (a search of
+      // an ancestor, such as Grep's `path`), reaches into it.
+      const reaches = (file: string): boolean => !path.isAbsolute(file) || inside(rule.pathPrefix!, file) || inside(folder, realPath(file));
+      if (!named.some(touches) && !paths.some(reaches)) return false;
     } else if (!named.every((file) => insideReally(file, rule.pathPrefix!, folder))) return false;
   }
   return true;
@@ -537,7 +542,10 @@ export class ApprovalRules {
     const matching = this.#rules.filter(
       (remembered) =>
         ruleMatches(remembered.rule, subject, remembered.realFolder, remembered.decision.outcome === "deny" ? "any" : "every") &&
-        (remembered.context === undefined || contextOf(remembered.rule, subject.input) === remembered.context),
+        // A deny holds in any working directory and environment; an allow only in the answered ask's.
+        (remembered.decision.outcome === "deny" ||
+          remembered.context === undefined ||
+          contextOf(remembered.rule, subject.input) === remembered.context),
     );
     return matching.find((remembered) => remembered.decision.outcome === "deny") ?? matching[0];
   }
