@@ -478,7 +478,8 @@ export class AcpDriver implements Driver {
    * no prompt is sent and no model is called. The whole history is replayed each time; only the
    * page's messages are kept (see `ReplayedMessages`). Agents that replay no history answer an
    * empty page.
-   * @returns `undefined` when the agent does not hold the session (a resource-not-found answer, `-32002`, to `session/load`).
+   * @returns `undefined` when the agent does not hold the session: a resource-not-found (`-32002`)
+   * or invalid-params (`-32602`, how pi-acp answers an unknown session id) answer to `session/load`.
    * @throws FeatureUnsupportedError (feature `getSessionMessages`) when the agent's `initialize`
    * answer has no `loadSession`; InvalidDriverConfigError; InvalidOptionError (field `cursor`) for
    * a cursor this driver did not give, before the process starts; the spawn's DriverError
@@ -520,7 +521,7 @@ export class AcpDriver implements Driver {
       } catch (error) {
         signal.throwIfAborted();
         if (!(error instanceof RequestError)) throw error;
-        if (error.code === RESOURCE_NOT_FOUND) return undefined;
+        if (SESSION_NOT_HELD.has(error.code)) return undefined;
         throw new DriverError({
           op: "session/load",
           device: this.descriptor.type,
@@ -1374,8 +1375,13 @@ function rpcDetails(error: unknown): Record<string, unknown> {
   };
 }
 
-/** ACP's error code for a resource the agent does not hold (`RequestError.resourceNotFound`): a session it cannot load. */
-const RESOURCE_NOT_FOUND = -32002;
+/**
+ * The error codes of a `session/load` answer that mean the agent does not hold the session:
+ * resource-not-found (`-32002`, `RequestError.resourceNotFound`), and invalid params (`-32602`),
+ * which agents such as pi-acp answer for an unknown session id. A run resuming such a session
+ * ends `resume_rejected`, as it does for any error answer to `session/load`.
+ */
+const SESSION_NOT_HELD: ReadonlySet<number> = new Set([-32002, -32602]);
 
 /** The exit of a process the driver closed itself after its turn. */
 async function exitOf(proc: AcpProcess): Promise<Pick<DriverResponse, "exit">> {

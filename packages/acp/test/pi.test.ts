@@ -1,10 +1,11 @@
 import { existsSync } from "node:fs";
-import { mkdir, writeFile } from "node:fs/promises";
+import { mkdir, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { startChatCompletionsServer, whenChatToolResult, whenChatUserSays, type ChatCompletionsServer } from "@adaptor/testkit";
-import { Agent, ErrPolicyViolation, isError, RunError, type AgentEvent, type RunOptions } from "adaptor";
+import { MemoryThreadStore } from "@adaptor/threadstore";
+import { Agent, ErrPolicyViolation, ErrResumeRejected, isError, RunError, type AgentEvent, type RunOptions } from "adaptor";
 import { acp } from "../src/index.js";
 import { isolatedHome, policyNotices, processesWith, type IsolatedHome } from "./support.js";
 
@@ -75,6 +76,7 @@ afterEach(async () => {
 const piAgent = (): Agent =>
   new Agent(
     acp({ type: "pi", displayName: "pi", command: process.execPath, args: [PI_ACP], cwd: ws, env, inheritEnv: false, askMode: "off" }),
+    { threadStore: new MemoryThreadStore() },
   );
 
 async function failBash(options: RunOptions): Promise<unknown> {
@@ -144,5 +146,27 @@ describe("pi-acp 0.0.24 + pi 0.73.1 on the real binaries", () => {
       expect.objectContaining({ field: "approvals.permission", value: "ask", enforced: false }),
     ]);
     expect(policyNotices(events)).toHaveLength(1);
+  }, 120_000);
+
+  it("a session pi does not hold (answered invalid params, not resource-not-found): reading it and resuming it are both ErrResumeRejected", async () => {
+    agent = piAgent();
+    const unknown = await agent.getSessionMessages("no-such-session").then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(isError(unknown, ErrResumeRejected), String(unknown)).toBe(true);
+
+    await agent.thread("chat").run("hello", { timeoutMs: 90_000 });
+    // pi's session files and pi-acp's map of session ids to them: pi-acp no longer knows the id.
+    await rm(join(home.home, ".pi", "agent", "sessions"), { recursive: true, force: true });
+    await rm(join(home.home, ".pi", "pi-acp"), { recursive: true, force: true });
+    const resumed = await agent
+      .thread("chat", { resumeOnly: true })
+      .run("again", { timeoutMs: 90_000, spawn: true })
+      .then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+    expect(isError(resumed, ErrResumeRejected), String(resumed)).toBe(true);
   }, 120_000);
 });

@@ -149,9 +149,13 @@ describe("acp: reading a session's messages (session/load's replay)", { timeout:
     }
   });
 
-  it("a load the agent answers resource-not-found is ErrResumeRejected; any other error answer rejects with the agent's error as cause", async () => {
+  it("a load the agent answers resource-not-found or invalid params is ErrResumeRejected; any other error answer rejects with the agent's error as cause", async () => {
     await using notFound = new Agent(hostileAcp({ "session/load": [{ error: { code: -32002, message: "Resource not found: gone" } }] }));
     expect(isError(await failure(notFound.getSessionMessages("gone")), ErrResumeRejected)).toBe(true);
+    await using unknownId = new Agent(
+      hostileAcp({ "session/load": [{ error: { code: -32602, message: "Invalid params: Unknown sessionId: gone" } }] }),
+    );
+    expect(isError(await failure(unknownId.getSessionMessages("gone")), ErrResumeRejected)).toBe(true);
 
     await using unauthenticated = new Agent(
       hostileAcp({ "session/load": [{ error: { code: -32000, message: "Authentication required" } }] }),

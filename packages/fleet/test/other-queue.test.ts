@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
+import pg from "pg";
 import { Agent } from "adaptor";
 import { Fleet, type FleetEvent, type RecordedAgentEvent, type RunHandle } from "@adaptor/fleet";
 import { fakeCodex, fakeCodexSteps, fakeRun } from "./support/fake-codex.js";
@@ -6,7 +7,8 @@ import { PG_URL, freshSchema, skipWithoutServer } from "./support/pg.js";
 
 // Hosts of one schema whose `queue` options differ share the fleet's tables: a run of one queue is
 // read, followed, cancelled and answered from a host of the other. Its approvals' state comes from
-// the run's own job, wherever it is queued, so both hosts read the same status.
+// the run's own job, wherever it is queued, so both hosts read the same status; a cancel from
+// either cancels that job.
 if (!PG_URL) {
   skipWithoutServer("hosts of another queue");
 } else {
@@ -46,6 +48,22 @@ if (!PG_URL) {
       expect((await handle.result()).text).toBe("done");
       for (const fleet of [own, other])
         expect(await fleet.approval(id)).toMatchObject({ status: "answered", decision: { outcome: "approve" } });
+    });
+
+    it("a queued run of the default queue cancelled from a host of queue 'other' has its own pg-boss job cancelled", async () => {
+      const schema = freshSchema("fleet_queues");
+      const own = await host(schema);
+      const other = await host(schema, "other");
+      const pool = new pg.Pool({ connectionString: url });
+      closers.push(() => pool.end());
+      const job = async (id: string) =>
+        (await pool.query<{ name: string; state: string }>(`SELECT name, state FROM "${schema}_boss".job WHERE id = $1`, [id])).rows;
+      const handle = await own.submit("never started");
+      const [queued] = await job(handle.id);
+      expect(queued!.state).toBe("created");
+      expect(await other.handle(handle.id).cancel("from the other queue")).toBe(true);
+      expect(await job(handle.id)).toEqual([{ name: queued!.name, state: "cancelled" }]);
+      await expect(handle.result()).rejects.toMatchObject({ name: "FleetRunCancelledError" });
     });
   });
 }

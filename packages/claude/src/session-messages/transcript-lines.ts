@@ -8,8 +8,10 @@ export const OVERSIZED_HEAD_BYTES = 64 * 1024;
 /**
  * An entry's own `uuid`, as the CLI writes it: at the top level, right before its `timestamp`
  * (after the message, and before a tool result's `toolUseResult`, which can be longer still).
+ * The same pair nested deeper (a tool call's input, a result's data) is not the entry's: a match
+ * counts only where its first quote opens a key of the entry's object (see {@link TopLevelKeys}).
  */
-const ENTRY_UUID = /"uuid":"([0-9a-fA-F-]{36})","timestamp":"/;
+const ENTRY_UUID = /"uuid":"([0-9a-fA-F-]{36})","timestamp":"/g;
 /** Bytes of one piece of a long line kept for the next, so an {@link ENTRY_UUID} cut across two pieces is found. */
 const ENTRY_UUID_CARRY = '"uuid":"'.length + 36 + '","timestamp":"'.length - 1;
 
@@ -32,7 +34,8 @@ export interface ScannedLine {
  * Reads the first `size` bytes of `handle` line by line (`\n`), `SCAN_CHUNK_BYTES` at a time, and
  * hands each line to `onLine` in order, so a transcript of any size is scanned with a bounded
  * buffer: a line longer than `maxLineBytes` is handed as its head and the entry uuid found in it
- * (searched piece by piece, with a few bytes carried between pieces). A last line without
+ * (searched piece by piece, with a few bytes and the JSON nesting carried between pieces; a pair
+ * nested below the entry's own level is skipped). A last line without
  * its newline (one still being written) is handed too; the caller's parse decides.
  * @throws the read's I/O error; `signal.reason` when aborted (checked between reads).
  */
@@ -51,11 +54,21 @@ export async function scanLines(
   let head: Buffer | undefined;
   let uuid: string | undefined;
   let carry = "";
+  let keys = new TopLevelKeys();
   const search = (piece: Buffer): void => {
     if (uuid !== undefined) return;
+    // Where `text` begins in the line, in bytes (latin1: one character a byte).
+    const base = keys.scanned - carry.length;
+    keys.scan(piece);
     const text = carry + piece.toString("latin1");
-    uuid = ENTRY_UUID.exec(text)?.[1];
+    for (const match of text.matchAll(ENTRY_UUID)) {
+      if (keys.opensAt(base + match.index)) {
+        uuid = match[1];
+        break;
+      }
+    }
     carry = text.slice(-ENTRY_UUID_CARRY);
+    keys.forgetBefore(base + text.length - carry.length);
   };
   const take = (piece: Buffer): void => {
     lineBytes += piece.length;
@@ -82,6 +95,7 @@ export async function scanLines(
     kept = lineBytes = 0;
     head = uuid = undefined;
     carry = "";
+    keys = new TopLevelKeys();
   };
   let position = 0;
   while (position < size) {
@@ -103,6 +117,61 @@ export async function scanLines(
   }
   if (lineBytes > 0) finish();
 }
+
+/**
+ * Where the strings of a JSON object's own level begin (its keys, and string values at that level),
+ * in a line fed piece by piece: nesting depth, whether inside a string and after a backslash carry
+ * across pieces. Bytes are read as they are (a UTF-8 sequence holds no byte below 0x80, so none of
+ * the structural characters).
+ */
+class TopLevelKeys {
+  /** Bytes scanned so far. */
+  scanned = 0;
+  #depth = 0;
+  #inString = false;
+  #escaped = false;
+  /** Offsets of the quotes that open a string at depth 1, from the last `forgetBefore` on. */
+  #opens: number[] = [];
+
+  scan(piece: Buffer): void {
+    let depth = this.#depth;
+    let inString = this.#inString;
+    let escaped = this.#escaped;
+    for (let i = 0; i < piece.length; i++) {
+      const byte = piece[i]!;
+      if (inString) {
+        if (escaped) escaped = false;
+        else if (byte === BACKSLASH) escaped = true;
+        else if (byte === QUOTE) inString = false;
+      } else if (byte === QUOTE) {
+        inString = true;
+        if (depth === 1) this.#opens.push(this.scanned + i);
+      } else if (byte === OPEN_BRACE || byte === OPEN_BRACKET) depth++;
+      else if (byte === CLOSE_BRACE || byte === CLOSE_BRACKET) depth--;
+    }
+    this.#depth = depth;
+    this.#inString = inString;
+    this.#escaped = escaped;
+    this.scanned += piece.length;
+  }
+
+  /** Whether the quote at byte `offset` of the line opens a string at depth 1. */
+  opensAt(offset: number): boolean {
+    return this.#opens.includes(offset);
+  }
+
+  /** Drops the quotes before byte `offset`, which no later search asks about. */
+  forgetBefore(offset: number): void {
+    this.#opens = this.#opens.filter((open) => open >= offset);
+  }
+}
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const OPEN_BRACE = 0x7b;
+const CLOSE_BRACE = 0x7d;
+const OPEN_BRACKET = 0x5b;
+const CLOSE_BRACKET = 0x5d;
 
 /**
  * Reads `length` bytes of `handle` from byte `offset`, or fewer at the end of the file.

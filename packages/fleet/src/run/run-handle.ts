@@ -2,7 +2,6 @@ import { checkOptions, InvalidOptionError, type OptionCheck } from "@adaptor/err
 import type { JsonValue } from "@adaptor/sessionrecorder";
 import { FleetClosedError, FleetRunNotFoundError } from "../errors/fleet-errors.js";
 import type { Ticket } from "../events/notifier.js";
-import { formatQueues } from "../format/run-format.js";
 import type { FleetCore } from "../fleet/fleet-core.js";
 import { connectionLost, databaseError } from "../schema/connection-lost.js";
 import { verdictTopic } from "../schema/fleet-tables.js";
@@ -299,8 +298,11 @@ export class RunHandle {
   async #cancel(reason: string | undefined): Promise<boolean> {
     const { boss, options, tables } = this.#core;
     const verdict: StoredVerdict = { kind: "cancelled", ...(reason !== undefined ? { reason } : {}) };
-    // The run's job is in the queue of its run format: this host's or an earlier one.
-    const cancelJob = () => Promise.all(formatQueues(options.queue, options.runFormat).map((queue) => boss.cancel(queue, this.id)));
+    // The run's job is in the queue it was sent to: any host's `queue` option, any run format.
+    const cancelJob = async (): Promise<void> => {
+      const queue = await tables.jobQueue(this.id);
+      if (queue !== undefined) await boss.cancel(queue, this.id);
+    };
     if (await tables.settle(this.id, 0, verdict, [], { unstarted: true })) {
       await cancelJob();
       return true;

@@ -105,6 +105,8 @@ export const FLEET_SCHEMA_VERSION = 2;
 export class FleetTables {
   readonly #pool: pg.Pool;
   readonly #s: string;
+  /** pg-boss's schema, quoted. */
+  readonly #boss: string;
   /**
    * The SQL condition on an approval `a` joined with its run `r` that holds while the approval is
    * pending: unanswered, not closed, asked by the run's current attempt, its run without a verdict,
@@ -138,6 +140,7 @@ export class FleetTables {
     // run's own queue, whichever host's `queue` option and run format sent it there (a run's job
     // id is the run's id, in one queue only), so hosts of every queue of the schema read the same.
     const job = quoteIdent(boss.schema);
+    this.#boss = job;
     this.#jobActive = (run, attempt) =>
       `EXISTS (SELECT 1 FROM ${job}.job j
         WHERE j.name = ANY (ARRAY(SELECT q.name FROM ${job}.queue q)) AND j.id = ${run} AND j.state = 'active' AND j.retry_count = ${attempt} - 1)`;
@@ -638,6 +641,20 @@ export class FleetTables {
       [id, reason ?? null, this.channel, cancelTopic(id)],
     );
     return rows.length > 0;
+  }
+
+  /**
+   * The name of the pg-boss queue that holds run `id`'s job: whichever host's `queue` option and
+   * run format sent it there (a run's job id is the run's id, in one queue only), looked up in
+   * every queue of pg-boss's schema; undefined when pg-boss holds no job of that id.
+   */
+  async jobQueue(id: string): Promise<string | undefined> {
+    const { rows } = await this.#pool.query<{ name: string }>(
+      `SELECT j.name FROM ${this.#boss}.job j
+       WHERE j.name = ANY (ARRAY(SELECT q.name FROM ${this.#boss}.queue q)) AND j.id = $1 LIMIT 1`,
+      [id],
+    );
+    return rows[0]?.name;
   }
 
   /** The cancel asked of a run's worker (`reason` null when none was given), or undefined when none was asked. */

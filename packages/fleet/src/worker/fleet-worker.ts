@@ -26,6 +26,7 @@ import { fleetLeaseOwner, fleetLeaseStore, type CommitGuard } from "./fleet-leas
 import { scrubSecrets } from "./scrub.js";
 import { recoveredResult } from "../verdict/recovered.js";
 import { AttemptLog } from "./attempt-log.js";
+import { stoppedByDrain } from "./drained.js";
 import { JobClaim } from "./job-claim.js";
 import { connectionLost } from "../schema/connection-lost.js";
 
@@ -374,7 +375,8 @@ export class FleetWorker {
     }
     // The events not written yet go into the verdict's statement (one round trip less per run).
     const unwritten = await log.close();
-    const drained = this.#stopping.signal.aborted && !outcome.ok;
+    // Drained: the drain's timeout stopped the run (a run that failed by itself keeps its verdict).
+    const drained = stoppedByDrain(outcome, this.#stopping.signal);
     // Fenced out, or lost its claim (a worker paused past its heartbeat): the run belongs to the
     // attempt pg-boss retries, and this one writes nothing. A drained attempt still hands the job
     // back (below): the drain's own timeout may have given the job up first, which fences its
