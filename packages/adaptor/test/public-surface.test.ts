@@ -142,6 +142,7 @@ describe("public surface", () => {
       "cliVersion",
       "closingQuote",
       "compareVersions",
+      "confirmStartedVersion",
       "decodeSessionCursor",
       "deepFreeze",
       "describeExit",

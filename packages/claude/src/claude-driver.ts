@@ -24,6 +24,7 @@ import {
   ProcessPool,
   requireCliVersion,
   type CliVersionCheck,
+  confirmStartedVersion,
   spawnLimits,
   StallWatchdog,
   responseExit,
@@ -387,17 +388,21 @@ export class ClaudeDriver implements Driver {
   /**
    * A version `--version` gave (remembered per binary) is confirmed with the one the started CLI
    * names in its `initialize` answer, before the first prompt is written: a version manager's shim
-   * may run another claude by now. An older one than the floor is refused, no turn sent (the
-   * caller ends the process). Nothing to confirm for `session`: resolves at once.
+   * may run another claude by now. An older one than the floor is refused, no turn sent, the
+   * process ended. Nothing to confirm for `session`: resolves at once.
    *
    * @throws FeatureUnsupportedError (feature `"cliVersion"`) for a claude older than
-   * `MIN_CLAUDE_VERSION`; `signal.reason` when aborted.
+   * `MIN_CLAUDE_VERSION`; `signal.reason` when aborted (the process ended).
    */
   async #confirmVersion(session: ClaudeSession, signal: AbortSignal): Promise<void> {
     const check = this.#unconfirmed.get(session);
     if (!check) return;
     this.#unconfirmed.delete(session);
-    check.confirm(await session.reportedVersion(signal));
+    await confirmStartedVersion(
+      check,
+      () => session.reportedVersion(signal),
+      () => session.close(),
+    );
   }
 
   #response(request: DriverRequest, session: ClaudeSession, outcome: TurnOutcome): DriverResponse {

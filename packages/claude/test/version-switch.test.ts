@@ -1,13 +1,14 @@
 import { chmod, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { FeatureUnsupportedError } from "@adaptor/driver";
 import { forgetCliVersions } from "@adaptor/driver/kit";
 import { runDriver, type DriverRun } from "@adaptor/driver/testing";
 import { findError } from "@adaptor/errors";
 import { defaultClaudeCommand } from "../src/command.js";
-import { MIN_CLAUDE_VERSION } from "../src/index.js";
+import { MIN_CLAUDE_VERSION, PINNED_CLAUDE_VERSION } from "../src/index.js";
+import { ClaudeSession } from "../src/session/claude-session.js";
 import { driverHarness } from "./support.js";
 
 // A version manager's shim (asdf, mise, volta) at a `command` path that never changes: which
@@ -63,7 +64,7 @@ async function shim(dir: string): Promise<Shim> {
   await chmod(command, 0o755);
   const shimmed: Shim = {
     command,
-    use: (claude) => writeFile(chosen, claude === "pinned" ? "2.1.332 pinned\n" : `${claude.old} old\n`),
+    use: (claude) => writeFile(chosen, claude === "pinned" ? `${PINNED_CLAUDE_VERSION} pinned\n` : `${claude.old} old\n`),
     asked: async () => (await readFile(calls, "utf8").catch(() => "")).split("\n").filter(Boolean).length,
     prompts: () => readFile(prompts, "utf8").catch(() => ""),
   };
@@ -80,18 +81,34 @@ const versionWarnings = (run: DriverRun): unknown[] =>
   );
 
 beforeEach(() => forgetCliVersions());
+afterEach(() => vi.restoreAllMocks());
+
+/** The versions the driver read from started claudes' `initialize` answers, in order. */
+function readVersions(): (string | undefined)[] {
+  const read: (string | undefined)[] = [];
+  const original = ClaudeSession.prototype.reportedVersion;
+  vi.spyOn(ClaudeSession.prototype, "reportedVersion").mockImplementation(async function (this: ClaudeSession, signal) {
+    const version = await original.call(this, signal);
+    read.push(version);
+    return version;
+  });
+  return read;
+}
 
 describe("claude behind a version manager's shim (a `command` whose file never changes)", () => {
   it("an unchanged claude is asked --version once: later runs start on the remembered answer, confirmed by the CLI, no warning", async () => {
     const dir = await mkdtemp(join(tmpdir(), "adaptor-claude-shim-"));
     const cli = await shim(dir);
     const h = await driverHarness([{ name: "hello", when: () => true, reply: { text: "hello" } }], { command: cli.command });
+    const read = readVersions();
     try {
       for (let i = 0; i < 2; i++) {
         const run = await runDriver(h.driver, { prompt: "hi" });
         expect([run.error, run.response?.text, versionWarnings(run)]).toEqual([undefined, "hello", []]);
       }
       expect(await cli.asked()).toBe(1);
+      // Each started claude named the remembered version in its initialize answer.
+      expect(read).toEqual([PINNED_CLAUDE_VERSION, PINNED_CLAUDE_VERSION]);
     } finally {
       await h.close();
       await rm(dir, { recursive: true, force: true });

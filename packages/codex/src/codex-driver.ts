@@ -14,11 +14,19 @@ import type {
   SessionPage,
 } from "@adaptor/driver";
 import { FeatureUnsupportedError } from "@adaptor/driver";
-import { captureConfig, type CapturedConfig, type CliVersionCheck, IDLE_SINK, ProcessPool, StallWatchdog } from "@adaptor/driver/kit";
+import {
+  captureConfig,
+  type CapturedConfig,
+  type CliVersionCheck,
+  confirmStartedVersion,
+  IDLE_SINK,
+  ProcessPool,
+  StallWatchdog,
+} from "@adaptor/driver/kit";
 import type { CliProcess } from "@adaptor/driver/process";
 import { AppServerSession } from "./app-server/app-server-session.js";
 import { defaultCodexCommand } from "./command.js";
-import { confirmCodexVersion, requireCodexVersion } from "./version-check.js";
+import { requireCodexVersion } from "./version-check.js";
 import { validateCodexConfig, type CodexConfig } from "./config.js";
 import { checkCodexPrompt } from "./prompt-limit.js";
 import { checkCodexEffort, MINIMAL_EFFORT_NO_WEB_SEARCH, minimalEffortRequest } from "./effort.js";
@@ -238,7 +246,11 @@ export class CodexDriver implements Driver {
           IDLE_SINK,
         ),
       async (session) => {
-        await confirmCodexVersion(session, version, signal);
+        await confirmStartedVersion(
+          version,
+          () => session.reportedVersion(signal),
+          () => session.close(),
+        );
         await session.prewarm(first, plan, signal);
       },
       signal,
@@ -289,18 +301,27 @@ export class CodexDriver implements Driver {
     // A fresh conversation takes only a pre-warmed process; one without MCP servers (whose processes
     // belong to the run) goes back to the pre-warmed ones after a healthy turn instead of exiting.
     const handBack = acquired !== undefined && !request.session && !reusable && !request.mcpServers?.length;
-    let session = acquired;
-    if (!session) {
-      session = await AppServerSession.spawn(
+    const session =
+      acquired ??
+      (await AppServerSession.spawn(
         { command, config: this.config, request, signature, schedule: (spawn) => this.#pool.spawn(spawn) },
         sink,
-      );
-      // A version `--version` gave is confirmed with codex's answer to `initialize` before the thread opens.
-      await confirmCodexVersion(session, cliVersion, signal);
-    }
+      ));
     // No output for stallTimeoutMs (time waiting on a human aside) ends the turn like a cancel, with a TIMEOUT verdict.
     const watchdog = new StallWatchdog(session.proc, { timeoutMs: this.config.stallTimeoutMs, device: "codex" });
-    const turnInit = { request, sink: watchdog.sink(sink), signal: AbortSignal.any([signal, watchdog.signal]), plan, outputSchema };
+    const turnSignal = AbortSignal.any([signal, watchdog.signal]);
+    // A version `--version` gave is confirmed with codex's answer to `initialize` before the thread opens.
+    if (!acquired) {
+      await confirmStartedVersion(
+        cliVersion,
+        () => session.reportedVersion(turnSignal),
+        () => session.close(),
+      ).catch((error: unknown) => {
+        watchdog.close();
+        throw error;
+      });
+    }
+    const turnInit = { request, sink: watchdog.sink(sink), signal: turnSignal, plan, outputSchema };
     const { response, checked, rearm } = await this.#pool.serve(session, async () => {
       const turn = await session.runTurn({ ...turnInit, keepAlive: reusable, handBack }).finally(() => watchdog.close());
       const { response, alive } = turn;

@@ -3,7 +3,6 @@ import { requireCliVersion, type CliVersionCheck } from "@adaptor/driver/kit";
 import { CODEX_VERSION_FLOOR, defaultCodexCommand, defaultCodexVersion } from "./command.js";
 import type { CodexConfig } from "./config.js";
 import { codexEnv } from "./process-helpers.js";
-import type { AppServerSession } from "./app-server/app-server-session.js";
 
 /**
  * Refuses a codex older than `MIN_CODEX_VERSION` before anything of a run (or a pre-warm) is
@@ -11,8 +10,8 @@ import type { AppServerSession } from "./app-server/app-server-session.js";
  * names its path) is its npm package's (`defaultCodexVersion`: no process); another executable is
  * asked `codex --version` once per binary and process (a refusal is not remembered). That answer
  * may be stale behind a version manager's shim: app-server names its version in its answer to
- * `initialize`, which the driver then reads before it opens the thread and passes to the returned
- * check's `confirm` ({@link confirmCodexVersion}); `codex exec` reports none before its turn (the
+ * `initialize`, which the driver then reads before it opens the thread and confirms the returned
+ * check with (`confirmStartedVersion`); `codex exec` reports none before its turn (the
  * prompt is part of its launch), so there the remembered answer stands.
  *
  * @returns what the run was let through on, to confirm with app-server's `initialize` answer.
@@ -43,22 +42,4 @@ export async function requireCodexVersion(
     sink,
     signal,
   );
-}
-
-/**
- * For a version `--version` gave ({@link CliVersionCheck.confirmable}): waits for the started app-server's
- * answer to `initialize` (nothing else written yet) and confirms the check with the version it
- * names; an older one than the floor ends the process before any thread is opened.
- *
- * @throws FeatureUnsupportedError (feature `"cliVersion"`) for a codex older than `MIN_CODEX_VERSION`;
- * like {@link AppServerSession.reportedVersion}.
- */
-export async function confirmCodexVersion(session: AppServerSession, check: CliVersionCheck, signal: AbortSignal): Promise<void> {
-  if (!check.confirmable) return;
-  try {
-    check.confirm(await session.reportedVersion(signal));
-  } catch (error) {
-    await session.close();
-    throw error;
-  }
 }

@@ -2,7 +2,7 @@ import { beforeEach, describe, expect, it } from "vitest";
 import { forgetCliVersions } from "@adaptor/driver/kit";
 import { FeatureUnsupportedError } from "@adaptor/driver";
 import { describeVersionFloor, runDriver } from "@adaptor/driver/testing";
-import { findError } from "@adaptor/errors";
+import { DriverError, ErrCode, findError } from "@adaptor/errors";
 import { fakeCliEnv, fakeCliPath, type FakeCliStep } from "@adaptor/testkit/fake-cli";
 import { codex, MIN_CODEX_VERSION, PINNED_CODEX_VERSION } from "../src/index.js";
 import { CODEX_VERSION_FLOOR, defaultCodexCommand, defaultCodexVersion } from "../src/command.js";
@@ -208,6 +208,56 @@ describe("codex behind a version manager's shim (a `command` whose file never ch
     } finally {
       await h.close();
       await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("codex app-server: confirming the version codex names in its initialize answer", () => {
+  it("a codex that never answers initialize ends the run after stallTimeoutMs with the stall's TIMEOUT", async () => {
+    const steps: FakeCliStep[] = [{ awaitStdinLine: true }, { hang: true }];
+    const env = fakeCliEnv(steps, { version: "codex-cli 0.171.0" });
+    const driver = codex({ command: fakeCliPath, env, killGraceMs: 300, stallTimeoutMs: 1500 });
+    // Far beyond the stall: a run still waiting then ignored stallTimeoutMs.
+    const guard = AbortSignal.timeout(30_000);
+    try {
+      const run = await runDriver(driver, { prompt: "hi" }, { signal: guard });
+      const error = findError(run.error, DriverError);
+      expect([error?.code, error?.op, guard.aborted]).toEqual([ErrCode.Timeout, "stall", false]);
+    } finally {
+      await driver.close();
+    }
+  });
+
+  it("a codex that exits at start-up is the turn's classified agent_error with its exit code and stderr", async () => {
+    const complaint = 'Error: loading config.toml: invalid type: string "x", expected a boolean for key `foo`';
+    const steps: FakeCliStep[] = [{ stderr: `${complaint}\n` }, { exit: 1 }];
+    const driver = codex({ command: fakeCliPath, env: fakeCliEnv(steps, { version: "codex-cli 0.171.0" }), killGraceMs: 300 });
+    try {
+      const run = await runDriver(driver, { prompt: "hi" });
+      expect(run.error).toBeUndefined();
+      expect(run.response?.failure).toEqual({
+        reason: "agent_error",
+        message: `codex exited (code 1) before the turn completed: ${complaint}`,
+        details: { exitCode: 1, exitSignal: null, stderrTail: complaint },
+      });
+    } finally {
+      await driver.close();
+    }
+  });
+
+  it("--version printed no version: an older codex named in the initialize answer is refused before the thread opens", async () => {
+    const driver = codex({ command: fakeCliPath, env: fakeCliEnv(appServer("0.166.0"), { version: "codex-cli dev" }), killGraceMs: 300 });
+    try {
+      const run = await runDriver(driver, { prompt: "hi" });
+      const refusal = findError(run.error, FeatureUnsupportedError);
+      expect([refusal?.feature, refusal?.reason.startsWith(`codex 0.166.0 is older than ${MIN_CODEX_VERSION}`)]).toEqual([
+        "cliVersion",
+        true,
+      ]);
+      const stdout = run.recording.ofType("process").flatMap((p) => (p.kind === "stdout" ? [p.text ?? ""] : []));
+      expect(echoedMethods(stdout)).not.toContain("thread/start");
+    } finally {
+      await driver.close();
     }
   });
 });

@@ -93,6 +93,7 @@ export {
   type CliVersionCheck,
   type VersionFloor,
 } from "./version-floor/version-floor.js";
+export { confirmStartedVersion } from "./version-floor/confirm-started-version.js";
 export {
   cliVersion,
   forgetCliVersions,

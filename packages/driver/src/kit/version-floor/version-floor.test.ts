@@ -2,12 +2,14 @@ import { chmod, mkdir, mkdtemp, readFile, rm, utimes, writeFile } from "node:fs/
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { DriverError, ErrCode } from "@adaptor/errors";
 import { FeatureUnsupportedError } from "../../errors/feature-unsupported-error.js";
 import { createRecordingSink } from "../../testing/recording-sink.js";
 import { parseVersion } from "../inspect/inspect-cli.js";
 import { processGone } from "../process-gone/process-gone.js";
 import { cliVersion, forgetCliVersions, VERSION_PROBE_TIMEOUT_MS, type CliVersionProbe } from "./cli-version.js";
-import { checkVersionFloor, compareVersions, requireCliVersion, type VersionFloor } from "./version-floor.js";
+import { confirmStartedVersion } from "./confirm-started-version.js";
+import { checkVersionFloor, compareVersions, requireCliVersion, type CliVersionCheck, type VersionFloor } from "./version-floor.js";
 
 const FLOOR: VersionFloor = { driver: "codex", cli: "codex", minimum: "0.169.1", pinned: "0.171.0" };
 
@@ -204,6 +206,92 @@ describe("requireCliVersion behind a version manager's shim", () => {
   });
 });
 
+describe("requireCliVersion: a CLI whose --version prints no version", () => {
+  it("is confirmable: the version the started CLI names is held to the floor, the warning given once at the check", async () => {
+    forgetCliVersions();
+    const dir = await mkdtemp(join(tmpdir(), "adaptor-cli-version-"));
+    try {
+      const cli = await shim(dir, "dev-build");
+      const recording = createRecordingSink();
+      const check = await requireCliVersion(FLOOR, cli.probe, recording.sink, new AbortController().signal);
+      expect([check.version, check.confirmable]).toEqual([undefined, true]);
+      expect(recording.events.map(({ event }) => (event.type === "notice" ? event.data : undefined))).toEqual([
+        { check: "version", minimum: "0.169.1", output: "cli dev-build" },
+      ]);
+      check.confirm(undefined);
+      check.confirm("0.171.0");
+      expect(() => check.confirm("0.166.0")).toThrow(/: codex 0\.166\.0 is older than 0\.169\.1/);
+      // Nothing read to contradict: the answer stays remembered, not asked again.
+      await requireCliVersion(FLOOR, cli.probe, recording.sink, new AbortController().signal);
+      expect(await cli.asked()).toBe(1);
+    } finally {
+      forgetCliVersions();
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("confirmStartedVersion", () => {
+  const check = (confirmable: boolean): CliVersionCheck => ({
+    version: "0.171.0",
+    confirmable,
+    confirm: (reported) => {
+      if (reported === "0.166.0") throw new FeatureUnsupportedError("codex", "cliVersion", "codex 0.166.0 is older than 0.169.1");
+    },
+  });
+
+  it("nothing to confirm: the CLI is not asked", async () => {
+    let asked = 0;
+    await confirmStartedVersion(
+      check(false),
+      () => Promise.resolve(String(++asked)),
+      () => Promise.reject(new Error("not ended")),
+    );
+    expect(asked).toBe(0);
+  });
+
+  it("an older reported version is refused, the CLI ended first", async () => {
+    const events: string[] = [];
+    const refused = await confirmStartedVersion(
+      check(true),
+      () => Promise.resolve("0.166.0"),
+      () => {
+        events.push("closed");
+        return Promise.resolve();
+      },
+    ).catch((error: unknown) => error);
+    expect([refused instanceof FeatureUnsupportedError, events]).toEqual([true, ["closed"]]);
+  });
+
+  it("a CLI that ended before it answered reported no version: resolves, the CLI left for the turn to read its exit", async () => {
+    const events: string[] = [];
+    const disconnected = new DriverError({ code: ErrCode.DeviceDisconnected, op: "initialize", device: "codex", cause: "exited" });
+    await confirmStartedVersion(
+      check(true),
+      () => Promise.reject(disconnected),
+      () => {
+        events.push("closed");
+        return Promise.resolve();
+      },
+    );
+    expect(events).toEqual([]);
+  });
+
+  it("any other failure (an abort, a stall) ends the CLI and is rethrown", async () => {
+    const events: string[] = [];
+    const stall = new DriverError({ code: ErrCode.Timeout, op: "stall", device: "codex", cause: "no output" });
+    const failed = await confirmStartedVersion(
+      check(true),
+      () => Promise.reject(stall),
+      () => {
+        events.push("closed");
+        return Promise.resolve();
+      },
+    ).catch((error: unknown) => error);
+    expect([failed, events]).toEqual([stall, ["closed"]]);
+  });
+});
+
 /** A CLI whose `--version` writes its pid to `pid`, then waits until `release` exists (or forever). */
 async function stuckCli(dir: string): Promise<{ readonly probe: CliVersionProbe; pid(): Promise<number>; release(): Promise<void> }> {
   const bin = join(dir, "cli");
@@ -256,7 +344,7 @@ describe("cliVersion: a probe that does not answer", () => {
       const cli = await stuckCli(dir);
       const recording = createRecordingSink();
       const check = await requireCliVersion(FLOOR, cli.probe, recording.sink, new AbortController().signal);
-      expect([check.version, check.confirmable]).toEqual([undefined, false]);
+      expect([check.version, check.confirmable]).toEqual([undefined, true]);
       expect(recording.events.map(({ event }) => event)).toEqual([
         {
           type: "notice",

@@ -37,17 +37,19 @@ export interface CliVersionCheck {
   /** The version the run was let through on (`major.minor.patch`), or undefined when none was read. */
   readonly version: string | undefined;
   /**
-   * True when `version` is what `--version` printed (remembered per binary): a version manager's
-   * shim at an unchanged path may run another CLI by now, so a driver whose CLI names its version
-   * before its first turn passes that to {@link CliVersionCheck.confirm} and holds the turn until
-   * then. False for a package's version read at this call, and when no version was read (the run
-   * goes on unchecked, with the `warning` notice): nothing to confirm.
+   * True when the run was let through on what `--version` printed (remembered per binary), a
+   * version or none the driver can read: a version manager's shim at an unchanged path may run
+   * another CLI by now, and one that prints no version may still name it once started. A driver
+   * whose CLI names its version before its first turn passes that to
+   * {@link CliVersionCheck.confirm} and holds the turn until then (see `confirmStartedVersion`).
+   * False for a package's version read at this call: nothing to confirm.
    */
   readonly confirmable: boolean;
   /**
    * Applies the floor to the version the started CLI `reported` of itself before its first turn
-   * (undefined, or not `major.minor.patch`: it reported none, nothing changes). When it differs from
-   * {@link CliVersionCheck.version}, the remembered `--version` answer is forgotten: the next run asks again.
+   * (undefined, or not `major.minor.patch`: it reported none, nothing changes), also when
+   * `--version` printed none. When it differs from a {@link CliVersionCheck.version} that was read,
+   * the remembered `--version` answer is forgotten: the next run asks again.
    *
    * @throws FeatureUnsupportedError (feature {@link CLI_VERSION_FEATURE}) naming the reported and the
    * required version when `reported` is older than `floor.minimum`: end the CLI, send no turn.
@@ -84,10 +86,10 @@ export async function requireCliVersion(
   const version = found.version !== undefined && isVersion(found.version) ? found.version : undefined;
   return {
     version,
-    confirmable: found.asked && version !== undefined,
+    confirmable: found.asked,
     confirm: (reported) => {
       if (reported === undefined || !isVersion(reported)) return;
-      if (reported !== version) found.forget();
+      if (version !== undefined && reported !== version) found.forget();
       const refusal = versionFloorRefusal(floor, reported);
       if (refusal) throw refusal;
     },
