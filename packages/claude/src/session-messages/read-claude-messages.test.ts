@@ -315,26 +315,37 @@ describe("transcript index", () => {
   });
 });
 
+describe("compact index", () => {
+  it("thousands of canonical uuids (past the first table sizes) and other strings are found again, in chain order, uuids as written", () => {
+    const index = new TranscriptIndexer().done();
+    const uuids = Array.from({ length: 5000 }, (_, n) => (n % 500 === 7 ? `hand-made-${n}` : randomUUID()));
+    uuids.forEach((uuid, n) => index.put(uuid, n === 0 ? undefined : uuids[n - 1], n % 2 ? "assistant" : "prompt", `msg_${n}`, n * 10, 9));
+    expect(index.size).toBe(5000);
+    expect(index.leaf).toBe(uuids[4999]);
+    const chain = chainTo(index, index.leaf!);
+    expect([...chain].map((id) => index.entry(id).uuid)).toEqual(uuids);
+    expect(index.entry(chain[4321]!)).toEqual({ uuid: uuids[4321], kind: "assistant", offset: 43210, length: 9 });
+    expect(index.idOf(randomUUID())).toBeUndefined();
+    expect(new ConversationMessages(index, chain).count).toBe(5000);
+  });
+});
+
 describe("page size", () => {
-  it(
-    "a page ends before a message that would take it past 64 MiB, and the next page begins with it",
-    { timeout: 60_000 },
-    async () => {
-      // Six prompts of 15 MiB each (under the 16 MiB an entry is read whole): four fit in 64 MiB, a fifth would not.
-      const big = (n: number): string => String(n) + "z".repeat(15 * 1024 * 1024);
-      const lines: Line[] = [];
-      let parent: string | null = null;
-      for (let n = 0; n < 6; n++) {
-        const uuid = randomUUID();
-        lines.push(prompt(uuid, parent, big(n)));
-        parent = uuid;
-      }
-      const home = await transcript(lines);
-      const first = await read(home, { limit: 10 });
-      expect(first!.messages.map((message) => message.text[0])).toEqual(["0", "1", "2", "3"]);
-      const second = await read(home, { limit: 10, cursor: first!.nextCursor! });
-      expect(second!.messages.map((message) => message.text[0])).toEqual(["4", "5"]);
-      expect(second!.nextCursor).toBeUndefined();
-    },
-  );
+  it("a page ends before a message that would take it past 64 MiB, and the next page begins with it", { timeout: 60_000 }, async () => {
+    // Six prompts of 15 MiB each (under the 16 MiB an entry is read whole): four fit in 64 MiB, a fifth would not.
+    const big = (n: number): string => String(n) + "z".repeat(15 * 1024 * 1024);
+    const lines: Line[] = [];
+    let parent: string | null = null;
+    for (let n = 0; n < 6; n++) {
+      const uuid = randomUUID();
+      lines.push(prompt(uuid, parent, big(n)));
+      parent = uuid;
+    }
+    const home = await transcript(lines);
+    const first = await read(home, { limit: 10 });
+    expect(first!.messages.map((message) => message.text[0])).toEqual(["0", "1", "2", "3"]);
+    const second = await read(home, { limit: 10, cursor: first!.nextCursor! });
+    expect(second!.messages.map((message) => message.text[0])).toEqual(["4", "5"]);
+    expect(second!.nextCursor).toBeUndefined();
+  });
 });

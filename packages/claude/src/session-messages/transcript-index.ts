@@ -24,9 +24,9 @@ export interface IndexedEntry {
 
 /**
  * The most distinct uuids (entries, and parents they name) one transcript's index holds: past it
- * the read is refused (`RESOURCE_EXHAUSTED`). 4,000,000: the index keeps about 120 bytes per uuid
- * (the uuid's string and its place in a map, its parent, kind, reply and place in the file in
- * typed arrays), under 500 MB at the cap; the CLI writes a few entries per turn.
+ * the read is refused (`RESOURCE_EXHAUSTED`). 4,000,000: the index keeps about 60 bytes per uuid
+ * (its 128 bits and hash slot, its parent's number, kind, reply and place in the file, in typed
+ * arrays), under 250 MB at the cap; the CLI writes a few entries per turn.
  */
 export const MAX_TRANSCRIPT_ENTRIES = 4_000_000;
 
@@ -35,17 +35,41 @@ const KIND_CODE: Readonly<Record<EntryKind, number>> = { prompt: 1, assistant: 2
 /** Kind code of a uuid named only as a parent: no entry of it was read. */
 const ABSENT = 0;
 const NONE = -1;
+/** Replies whose `message.id` the index remembers, the last seen (see `TranscriptIndex`). */
+const RECENT_REPLIES = 256;
+/** The form the CLI writes a uuid in, which the index keeps as 128 bits. */
+const CANONICAL_UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/** A hash of a uuid's four words. */
+function hashWords(w0: number, w1: number, w2: number, w3: number): number {
+  let h = Math.imul(w0 ^ 0x9e3779b9, 0x85ebca6b);
+  h = Math.imul(h ^ w1 ^ (h >>> 13), 0xc2b2ae35);
+  h = Math.imul(h ^ w2 ^ (h >>> 16), 0x85ebca6b);
+  h = Math.imul(h ^ w3 ^ (h >>> 13), 0xc2b2ae35);
+  return (h ^ (h >>> 16)) >>> 0;
+}
 
 /**
  * The index of a transcript, compact so a transcript of a million entries fits a small heap: every
- * uuid seen (an entry's own, or one named as a parent) is interned as a number, and per number the
- * typed arrays keep its parent's number, its kind (0: no entry of it), its reply's interned
- * `message.id`, and its line's offset and length. Built by {@link TranscriptIndexer}.
+ * uuid seen (an entry's own, or one named as a parent) is interned as a number (a uuid in the
+ * CLI's lowercase form kept as its 128 bits in a typed array, found through an open-addressing
+ * hash table; any other string, in a map), and per number typed arrays keep its parent's number,
+ * its kind (0: no entry of it), its reply's number (a `message.id` seen among the last 256
+ * replies keeps its number) and its line's offset and length. Built by {@link TranscriptIndexer}.
  */
 export class TranscriptIndex {
-  readonly #ids = new Map<string, number>();
-  readonly #uuids: string[] = [];
+  /** Number of uuids held; each has a number below it. */
+  #count = 0;
+  /** A canonical uuid's 128 bits, four words per number. */
+  #words = new Uint32Array(4 * 1024);
+  /** Open-addressing hash table of the canonical uuids: number + 1 per slot, 0 when free; a power of two long, at most half full. */
+  #table = new Int32Array(2048);
+  /** A uuid that is not in the canonical lowercase form, by its string (the CLI writes none such; a hand-made transcript may). */
+  readonly #others = new Map<string, number>();
+  readonly #otherUuids = new Map<number, string>();
+  /** The numbers of the {@link RECENT_REPLIES} replies seen last, by `message.id`. */
   readonly #replies = new Map<string, number>();
+  #nextReply = 0;
   #parent = new Int32Array(1024);
   #kind = new Uint8Array(1024);
   #reply = new Int32Array(1024);
@@ -62,23 +86,23 @@ export class TranscriptIndex {
 
   /** The uuid of the last shown entry of the main conversation in file order; absent for an empty conversation. */
   get leaf(): string | undefined {
-    return this.#leaf === NONE ? undefined : this.#uuids[this.#leaf];
+    return this.#leaf === NONE ? undefined : this.#uuidOf(this.#leaf);
   }
 
   /** Number of distinct uuids held (entries, and parents named by them). */
   get size(): number {
-    return this.#uuids.length;
+    return this.#count;
   }
 
   /** The number of entry `uuid`, if the transcript holds an entry of it. */
   idOf(uuid: string): number | undefined {
-    const id = this.#ids.get(uuid);
+    const id = this.#find(uuid, false);
     return id !== undefined && this.#kind[id] !== ABSENT ? id : undefined;
   }
 
   /** Entry number `id` (one {@link idOf} or {@link chainTo} gave). */
   entry(id: number): IndexedEntry {
-    return { uuid: this.#uuids[id]!, kind: KINDS[this.#kind[id]!]!, offset: this.#offset[id]!, length: this.#length[id]! };
+    return { uuid: this.#uuidOf(id), kind: KINDS[this.#kind[id]!]!, offset: this.#offset[id]!, length: this.#length[id]! };
   }
 
   /** The kind of entry number `id`. */
@@ -111,16 +135,57 @@ export class TranscriptIndex {
     if (kind !== "other") this.#leaf = id;
   }
 
+  /**
+   * The number of reply `messageId`: the one it had when it is among the replies seen last (the
+   * CLI writes a reply's blocks one after the other), else a new one, so the index keeps no
+   * `message.id` past the last {@link RECENT_REPLIES}.
+   */
   #replyId(messageId: string): number {
     let id = this.#replies.get(messageId);
-    if (id === undefined) this.#replies.set(messageId, (id = this.#replies.size));
+    if (id !== undefined) return id;
+    id = this.#nextReply++;
+    this.#replies.set(messageId, id);
+    if (this.#replies.size > RECENT_REPLIES) this.#replies.delete(this.#replies.keys().next().value!);
     return id;
   }
 
   #intern(uuid: string): number {
-    const known = this.#ids.get(uuid);
-    if (known !== undefined) return known;
-    const id = this.#uuids.length;
+    return this.#find(uuid, true)!;
+  }
+
+  /** The number of `uuid`; a new one when `create` (else `undefined` for a uuid not held). */
+  #find(uuid: string, create: boolean): number | undefined {
+    if (!CANONICAL_UUID.test(uuid)) {
+      const known = this.#others.get(uuid);
+      if (known !== undefined || !create) return known;
+      const id = this.#add();
+      this.#others.set(uuid, id);
+      this.#otherUuids.set(id, uuid);
+      return id;
+    }
+    const w0 = parseInt(uuid.slice(0, 8), 16);
+    const w1 = parseInt(uuid.slice(9, 13) + uuid.slice(14, 18), 16);
+    const w2 = parseInt(uuid.slice(19, 23) + uuid.slice(24, 28), 16);
+    const w3 = parseInt(uuid.slice(28, 36), 16);
+    const mask = this.#table.length - 1;
+    let slot = hashWords(w0, w1, w2, w3) & mask;
+    for (; this.#table[slot] !== 0; slot = (slot + 1) & mask) {
+      const id = this.#table[slot]! - 1;
+      const at = id * 4;
+      const words = this.#words;
+      if (words[at] === w0 && words[at + 1] === w1 && words[at + 2] === w2 && words[at + 3] === w3) return id;
+    }
+    if (!create) return undefined;
+    const id = this.#add();
+    this.#words.set([w0, w1, w2, w3], id * 4);
+    if ((this.#count - this.#others.size) * 2 > this.#table.length) this.#rehash();
+    else this.#table[slot] = id + 1;
+    return id;
+  }
+
+  /** A new number, with no parent, entry or reply yet. */
+  #add(): number {
+    const id = this.#count;
     if (id >= this.#maxEntries)
       throw new DriverError({
         op: "read claude session messages",
@@ -129,12 +194,34 @@ export class TranscriptIndex {
         cause: `the transcript holds more than ${this.#maxEntries} entries (MAX_TRANSCRIPT_ENTRIES); it is not read`,
       });
     if (id === this.#kind.length) this.#grow();
-    this.#ids.set(uuid, id);
-    this.#uuids.push(uuid);
+    this.#count += 1;
     this.#parent[id] = NONE;
     this.#kind[id] = ABSENT;
     this.#reply[id] = NONE;
     return id;
+  }
+
+  /** Doubles the hash table and places every canonical uuid in it again. */
+  #rehash(): void {
+    const table = new Int32Array(this.#table.length * 2);
+    const mask = table.length - 1;
+    const words = this.#words;
+    for (let id = 0; id < this.#count; id++) {
+      if (this.#otherUuids.has(id)) continue;
+      const at = id * 4;
+      let slot = hashWords(words[at]!, words[at + 1]!, words[at + 2]!, words[at + 3]!) & mask;
+      while (table[slot] !== 0) slot = (slot + 1) & mask;
+      table[slot] = id + 1;
+    }
+    this.#table = table;
+  }
+
+  #uuidOf(id: number): string {
+    const other = this.#otherUuids.get(id);
+    if (other !== undefined) return other;
+    const at = id * 4;
+    const [a, b, c, d] = [0, 1, 2, 3].map((i) => this.#words[at + i]!.toString(16).padStart(8, "0")) as [string, string, string, string];
+    return `${a}-${b.slice(0, 4)}-${b.slice(4)}-${c.slice(0, 4)}-${c.slice(4)}${d}`;
   }
 
   #grow(): void {
@@ -149,6 +236,9 @@ export class TranscriptIndex {
     this.#reply = grown(this.#reply, Int32Array);
     this.#offset = grown(this.#offset, Float64Array);
     this.#length = grown(this.#length, Float64Array);
+    const words = new Uint32Array(size * 4);
+    words.set(this.#words);
+    this.#words = words;
   }
 }
 
