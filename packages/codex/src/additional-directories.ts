@@ -1,7 +1,7 @@
 import { FeatureUnsupportedError } from "@adaptor/driver";
 import { InvalidOptionError } from "@adaptor/errors";
 import { WRITABLE_ROOTS_KEY, type CodexPolicyPlan } from "./policy.js";
-import { contains, realDirectory } from "./resolve-directory.js";
+import { containsPath, realDirectory } from "@adaptor/driver/kit";
 
 /**
  * Why a run with `additionalDirectories` and no sandbox in its policy is refused: codex's own
@@ -60,7 +60,7 @@ export function withAdditionalDirectories(
     const wide =
       real === "/"
         ? "the filesystem root"
-        : contains(real, home)
+        : containsPath(real, home)
           ? `the Codex home ${JSON.stringify(home)} (its config.toml sets the sandbox)`
           : undefined;
     if (wide)

@@ -2,7 +2,8 @@ import { realpathSync } from "node:fs";
 import { basename, dirname, resolve, sep } from "node:path";
 
 /**
- * `path` (absolute) with every symbolic link resolved: its real path, or for a path that does not
+ * `path` (absolute) with every symbolic link resolved, read synchronously (a run's few directories,
+ * before launch): its real path, or for a path that does not
  * exist (yet), the real path of its nearest existing ancestor followed by the rest of it.
  */
 export function realDirectory(path: string): string {
@@ -16,6 +17,6 @@ export function realDirectory(path: string): string {
 }
 
 /** True when `directory` is `inner` or one of its ancestors (both resolved, absolute). */
-export function contains(directory: string, inner: string): boolean {
+export function containsPath(directory: string, inner: string): boolean {
   return inner === directory || inner.startsWith(directory.endsWith(sep) ? directory : directory + sep);
 }
