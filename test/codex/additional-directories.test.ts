@@ -1,9 +1,9 @@
 import { existsSync } from "node:fs";
-import { mkdir, readFile, writeFile } from "node:fs/promises";
-import { join } from "node:path";
+import { mkdir, readFile, symlink, writeFile } from "node:fs/promises";
+import { dirname, join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { MemoryThreadStore } from "@adaptor/threadstore";
-import { Agent, FeatureUnsupportedError, findError, type AgentEvent, type Result, type Stream } from "adaptor";
+import { Agent, FeatureUnsupportedError, InvalidOptionError, findError, type AgentEvent, type Result, type Stream } from "adaptor";
 import { codexHarness, type CodexHarness } from "./support.js";
 
 // `additionalDirectories` on the real codex 0.171.0 binary, both transports: under sandbox
@@ -64,15 +64,28 @@ describe.each(["app-server", "exec"] as const)("additionalDirectories on codex (
     expect(sandboxDetail(added)).toContain(`(additionalDirectories, sandbox_workspace_write.writable_roots): ${JSON.stringify([a])}`);
   });
 
-  it("a directory named with a trailing slash or `..` is the root codex normalizes it to: the write lands", async () => {
+  it("a directory named with a trailing slash, `..` or through a symbolic link is its real path: the write lands, the report names both", async () => {
     const { a } = await setUp(transport);
-    for (const [index, named] of [`${a}/`, `${a}/../added-a`].entries()) {
+    const link = join(h!.env.root, "link-to-a");
+    await symlink(a, link);
+    for (const [index, named] of [`${a}/`, `${a}/../added-a`, link].entries()) {
       const result = await agent!.run(`SHELL_CMD echo x > ${a}/n${index}.txt`, {
         policy: { sandbox: "workspace_write" },
         additionalDirectories: [named],
       });
       expect(existsSync(join(a, `n${index}.txt`))).toBe(true);
-      expect(sandboxDetail(result)).toContain(JSON.stringify([a]));
+      expect(sandboxDetail(result)).toContain(JSON.stringify([`${named} -> ${a}`]));
+    }
+  });
+
+  it("workspace_write: the filesystem root, or a directory holding the run's CODEX_HOME (its config.toml sets the sandbox), is refused before launch", async () => {
+    await setUp(transport);
+    for (const named of ["/", "//tmp/../", h!.env.codexHome, dirname(h!.env.codexHome)]) {
+      const refused = await agent!.run("SHELL_CMD echo x", { policy: { sandbox: "workspace_write" }, additionalDirectories: [named] }).then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+      expect(findError(refused, InvalidOptionError), named).toMatchObject({ field: "additionalDirectories[0]" });
     }
   });
 

@@ -117,6 +117,28 @@ describe.each(["app-server", "exec"] as const)(
       }
       const err = await failure(b.agent.getSessionMessages(theirs, { cursor: "not-a-cursor" }));
       expect(findError(err, InvalidOptionError)).toMatchObject({ subject: "getSessionMessages query", field: "cursor" });
+
+      // A cursor is tied to its thread and to a message the read has not given yet.
+      const first = await b.agent.getSessionMessages(theirs, { limit: 1 });
+      const position = JSON.parse(Buffer.from(first.nextCursor!, "base64url").toString("utf8")) as unknown[];
+      expect(said((await b.agent.getSessionMessages(theirs, { cursor: first.nextCursor! })).messages)).toEqual(
+        said(read.messages.slice(1)),
+      );
+      const [, from, batch] = position;
+      const other = "019b0000-0000-7000-8000-000000000000";
+      for (const forged of [
+        [other, ...position.slice(1)],
+        [theirs, from, 999_999, 1],
+        [theirs, from, batch, 999],
+        [null, 1, 1],
+      ]) {
+        const cursor = Buffer.from(JSON.stringify(forged), "utf8").toString("base64url");
+        const refused = await failure(b.agent.getSessionMessages(theirs, { cursor }));
+        expect(findError(refused, InvalidOptionError), JSON.stringify(forged)).toMatchObject({
+          subject: "getSessionMessages query",
+          field: "cursor",
+        });
+      }
     });
   },
 );

@@ -446,13 +446,14 @@ export class AcpDriver implements Driver {
   async listSessions(query: DriverListSessionsQuery, signal: AbortSignal = new AbortController().signal): Promise<SessionPage> {
     // The listing's `cwd` filters it; the process starts in the config's.
     const start = query.env !== undefined ? { env: query.env } : {};
-    return this.#shortLived("list-sessions", start, signal, async (proc, init, config, end) => {
+    return this.#shortLived("list-sessions", start, signal, async (proc, init, config, end, requested) => {
       if (!init.agentCapabilities?.sessionCapabilities?.list)
         throw new FeatureUnsupportedError(
           this.descriptor.type,
           "listSessions",
           `${this.descriptor.displayName} does not offer session/list (no sessionCapabilities.list in its initialize answer)`,
         );
+      requested("session/list");
       return listAcpSessions(query, (cwd, cursor) =>
         withHandshakeDeadline(
           proc.connection.agent.request(
@@ -483,8 +484,10 @@ export class AcpDriver implements Driver {
    * @throws FeatureUnsupportedError (feature `getSessionMessages`) when the agent's `initialize`
    * answer has no `loadSession`; InvalidDriverConfigError; InvalidOptionError (field `cursor`) for
    * a cursor this driver did not give, before the process starts; the spawn's DriverError
-   * (`NOT_FOUND`); a `TIMEOUT` DriverError when `initialize` or `session/load` takes over
-   * `handshakeTimeoutMs`; a `DRIVER` DriverError (op `session/load`) for any other error answer
+   * (`NOT_FOUND`); a `TIMEOUT` DriverError (op the request waiting: `initialize`, `session/load`,
+   * or `_adaptor/fence`, the round trip after it) when one takes over `handshakeTimeoutMs`; a
+   * `DEVICE_DISCONNECTED` DriverError (op the request waiting) when the agent's process ends
+   * before answering, its cause how it ended; a `DRIVER` DriverError (op `session/load`) for any other error answer
    * to `session/load` (authentication required, an internal error), the agent's error its
    * `cause`; `signal.reason` when aborted (the process is then ended).
    */
@@ -494,7 +497,7 @@ export class AcpDriver implements Driver {
   ): Promise<SessionMessagePage | undefined> {
     signal.throwIfAborted();
     const offset = query.cursor !== undefined ? decodeReplayCursor(query.cursor) : 0;
-    return this.#shortLived("session-messages", query, signal, async (proc, init, config, end) => {
+    return this.#shortLived("session-messages", query, signal, async (proc, init, config, end, requested) => {
       if (!init.agentCapabilities?.loadSession)
         throw new FeatureUnsupportedError(
           this.descriptor.type,
@@ -510,6 +513,7 @@ export class AcpDriver implements Driver {
       try {
         const agent = proc.connection.agent;
         const cwd = query.cwd ?? config.cwd ?? process.cwd();
+        requested("session/load");
         await withHandshakeDeadline(
           agent.request("session/load", { sessionId: query.sessionId, cwd, mcpServers: [] }, { cancellationSignal: signal }),
           config,
@@ -517,7 +521,8 @@ export class AcpDriver implements Driver {
           "session/load",
           end,
         );
-        await withHandshakeDeadline(replayFence(agent), config, this.descriptor.type, "session/load", end);
+        requested(FENCE_METHOD);
+        await withHandshakeDeadline(replayFence(agent), config, this.descriptor.type, FENCE_METHOD, end);
       } catch (error) {
         signal.throwIfAborted();
         if (!(error instanceof RequestError)) throw error;
@@ -541,14 +546,17 @@ export class AcpDriver implements Driver {
    * Runs `use` on a short-lived agent process for a call about the agent's sessions: started in
    * `start.cwd`, else the config's (the config's command, arguments and environment, then
    * `start.env`), `initialize`d within `handshakeTimeoutMs`, then handed to `use` with the
-   * `initialize` answer, the configuration and a function that ends the process; the process is
-   * ended however `use` ends, and when `signal` aborts (the call then rejects with its reason).
+   * `initialize` answer, the configuration, a function that ends the process and one `use` calls
+   * with the name of each request it sends; the process is ended however `use` ends, and when
+   * `signal` aborts (the call then rejects with its reason). When the process ends under a request
+   * (not ended by `use` or a deadline), the call rejects with a `DEVICE_DISCONNECTED` DriverError
+   * (op the request waiting) whose cause says how it ended and what it last wrote on stderr.
    */
   async #shortLived<T>(
     runId: string,
     start: { readonly env?: Readonly<Record<string, string>>; readonly cwd?: string },
     signal: AbortSignal,
-    use: (proc: AcpProcess, init: InitializeResponse, config: AcpConfig, end: () => void) => Promise<T>,
+    use: (proc: AcpProcess, init: InitializeResponse, config: AcpConfig, end: () => void, requested: (op: string) => void) => Promise<T>,
   ): Promise<T> {
     signal.throwIfAborted();
     const config = this.#configFor({});
@@ -559,14 +567,31 @@ export class AcpDriver implements Driver {
       ...(start.cwd !== undefined ? { cwd: start.cwd } : {}),
     };
     const proc = await this.#start(config, request, runId, IDLE_SINK, this.#plan(config, request).offer);
-    const end = (): void => void proc.close();
+    let ending = false;
+    const end = (): void => {
+      ending = true;
+      void proc.close();
+    };
     signal.addEventListener("abort", end, { once: true });
+    let op = "initialize";
+    const requested = (name: string): void => void (op = name);
     try {
       const init = await withHandshakeDeadline(proc.initialize(signal), config, this.descriptor.type, "initialize", end);
-      return await use(proc, init, config, end);
+      return await use(proc, init, config, end, requested);
     } catch (error) {
       signal.throwIfAborted();
-      throw error;
+      // The agent's process ended under a request (not a timeout, which ended it): say how it ended.
+      if (ending || error instanceof RequestError || error instanceof DriverError || !proc.connection.signal.aborted) throw error;
+      const broken = await proc.ended;
+      if (broken) throw broken;
+      const exit = await proc.child.exited;
+      const how = exit.signal ? `signal ${exit.signal}` : `exit code ${String(exit.code)}`;
+      throw new DriverError({
+        op,
+        device: this.descriptor.type,
+        code: ErrCode.DeviceDisconnected,
+        cause: new Error(`${this.descriptor.displayName} ended before answering ${op} (${how})${tail(proc)}`, { cause: error }),
+      });
     } finally {
       signal.removeEventListener("abort", end);
       await proc.close();
@@ -957,7 +982,7 @@ export class AcpDriver implements Driver {
           }
           // An agent that handles requests in order and answers session/load before replaying the
           // history replays it before answering its next request: one round trip fences the replay off.
-          await step("session/load", replayFence(agent));
+          await step(FENCE_METHOD, replayFence(agent));
           sessionId = id;
         } else {
           try {
@@ -1455,8 +1480,9 @@ async function withHandshakeDeadline<T>(
   let timer: NodeJS.Timeout | undefined;
   const expired = new Promise<never>((_, reject) => {
     timer = setTimeout(() => {
-      onExpired();
+      // The timeout settles the race before ending the process rejects `work` (connection closed).
       reject(handshakeTimeout(device, op, ms));
+      onExpired();
     }, ms);
     timer.unref();
   });
@@ -1467,13 +1493,16 @@ async function withHandshakeDeadline<T>(
   }
 }
 
+/** The extension request of {@link replayFence}, which names it when it does not answer in time. */
+const FENCE_METHOD = "_adaptor/fence";
+
 /**
  * One round trip after `session/load`: an extension request (`_adaptor/fence`; an agent that does
  * not know it answers method-not-found, which is as good). An agent that handles requests in order
  * and replays after answering `session/load` sends the replay before this answer. Resolves either way.
  */
 async function replayFence(agent: ClientContext): Promise<void> {
-  await agent.request("_adaptor/fence", {}).catch((error: unknown) => {
+  await agent.request(FENCE_METHOD, {}).catch((error: unknown) => {
     if (!(error instanceof RequestError)) throw error;
   });
 }

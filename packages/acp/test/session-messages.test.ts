@@ -169,6 +169,24 @@ describe("acp: reading a session's messages (session/load's replay)", { timeout:
     expect(cause).toMatchObject({ code: -32000, message: "Authentication required" });
   });
 
+  it("a load or its fence unanswered within handshakeTimeoutMs is TIMEOUT naming the request waiting; an agent ending under it is DEVICE_DISCONNECTED", async () => {
+    const timeout = { handshakeTimeoutMs: 1_000 };
+    await using never = new Agent(hostileAcp({ "session/load": [{ hang: true }] }, timeout));
+    const load = await failure(never.getSessionMessages("s-1"));
+    expect(findError(load, DriverError)).toMatchObject({ op: "session/load", device: "hostile", code: "TIMEOUT" });
+
+    await using fenceNever = new Agent(hostileAcp({ "session/load": [{ respond: {} }], "_adaptor/fence": [{ hang: true }] }, timeout));
+    const fence = await failure(fenceNever.getSessionMessages("s-1"));
+    expect(findError(fence, DriverError)).toMatchObject({ op: "_adaptor/fence", device: "hostile", code: "TIMEOUT" });
+
+    await using crash = new Agent(hostileAcp({ "session/load": [{ stderr: "load failed: disk gone\n" }, { exit: 3 }] }));
+    const crashed = await failure(crash.getSessionMessages("s-1"));
+    expect(findError(crashed, DriverError)).toMatchObject({ op: "session/load", device: "hostile", code: "DEVICE_DISCONNECTED" });
+    const cause = findError(crashed, DriverError)!.cause as Error;
+    expect(cause.message).toContain("exit code 3");
+    expect(cause.message).toContain("load failed: disk gone");
+  });
+
   it("an agent without loadSession refuses after initialize; loadSession off refuses before any process", async () => {
     await using noLoad = new Agent(
       hostileAcp({ initialize: [{ respond: { protocolVersion: 1, agentCapabilities: { loadSession: false }, authMethods: [] } }] }),

@@ -1,4 +1,7 @@
-import { describe, expect, it } from "vitest";
+import { mkdtempSync, mkdirSync, rmSync, symlinkSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
 import { ErrFeatureUnsupported, type RunPolicy } from "@adaptor/driver";
 import { ErrInvalidOption, isError } from "@adaptor/errors";
 import { DIRECTORIES_WITHOUT_SANDBOX, withAdditionalDirectories } from "./additional-directories.js";
@@ -10,8 +13,10 @@ import { readCheckpointData } from "./session/checkpoint-data.js";
 
 const DIRS = ["/data", "/shared/out"];
 
-function plan(policy: RunPolicy | undefined, directories: readonly string[] | undefined, launch: CodexLaunchSettings = {}) {
-  return withAdditionalDirectories(planPolicy(policy, CODEX_DESCRIPTOR, false, launch), directories, "codex");
+const HOME = "/nonexistent-codex-home";
+
+function plan(policy: RunPolicy | undefined, directories: readonly string[] | undefined, launch: CodexLaunchSettings = {}, home = HOME) {
+  return withAdditionalDirectories(planPolicy(policy, CODEX_DESCRIPTOR, false, launch), directories, "codex", home);
 }
 
 function thrown(run: () => unknown): unknown {
@@ -22,6 +27,11 @@ function thrown(run: () => unknown): unknown {
   }
   return undefined;
 }
+
+const cleanups: string[] = [];
+afterAll(() => {
+  for (const dir of cleanups) rmSync(dir, { recursive: true, force: true });
+});
 
 describe("withAdditionalDirectories", () => {
   it("workspace_write: the directories are the writable roots, on both transports, and the report lists them", () => {
@@ -35,12 +45,47 @@ describe("withAdditionalDirectories", () => {
     );
   });
 
-  it("the roots are normalized as codex normalizes them (no trailing slash, `.` or `..`), symbolic links kept", () => {
-    expect(plan({ sandbox: "workspace_write" }, ["/data/", "/w/../shared/./out", "/link"]).writableRoots).toEqual([
-      "/data",
-      "/shared/out",
-      "/link",
-    ]);
+  it("the roots are normalized (no trailing slash, `.` or `..`) and every symbolic link resolved; the report names both", () => {
+    const root = mkdtempSync(join(tmpdir(), "codex-dirs-"));
+    cleanups.push(root);
+    mkdirSync(join(root, "out"));
+    symlinkSync(join(root, "out"), join(root, "link"));
+    const link = join(root, "link");
+    const policy = { sandbox: "workspace_write" } as const;
+    const planned = plan(policy, ["/data/", "/w/../shared/./out", link, join(link, "new")]);
+    expect(planned.writableRoots).toEqual(["/data", "/shared/out", join(root, "out"), join(root, "out", "new")]);
+    expect(codexEnforcement(policy, planned, "app-server")[0]?.detail).toContain(
+      JSON.stringify([
+        "/data/ -> /data",
+        "/w/../shared/./out -> /shared/out",
+        `${link} -> ${join(root, "out")}`,
+        `${join(link, "new")} -> ${join(root, "out", "new")}`,
+      ]),
+    );
+  });
+
+  it.each(["/", "//tmp/../", "/."])(
+    "workspace_write: %j (the filesystem root) is refused, InvalidOptionError naming its index",
+    (directory) => {
+      const error = thrown(() => plan({ sandbox: "workspace_write" }, ["/data", directory]));
+      expect(isError(error, ErrInvalidOption)).toBe(true);
+      expect(error).toMatchObject({ field: "additionalDirectories[1]", reason: expect.stringContaining("the filesystem root") as string });
+    },
+  );
+
+  it("workspace_write: a directory containing the run's Codex home (itself, an ancestor, or a link to one) is refused", () => {
+    const root = mkdtempSync(join(tmpdir(), "codex-dirs-"));
+    cleanups.push(root);
+    const home = join(root, "home", ".codex");
+    mkdirSync(home, { recursive: true });
+    symlinkSync(join(root, "home"), join(root, "to-home"));
+    for (const directory of [home, join(root, "home"), root, join(root, "to-home")]) {
+      const error = thrown(() => plan({ sandbox: "workspace_write" }, [directory], {}, home));
+      expect(isError(error, ErrInvalidOption)).toBe(true);
+      expect(error).toMatchObject({ field: "additionalDirectories[0]", reason: expect.stringContaining("the Codex home") as string });
+    }
+    expect(plan({ sandbox: "workspace_write" }, [join(home, "sub")], {}, home).writableRoots).toEqual([join(home, "sub")]);
+    expect(plan({ sandbox: "read_only" }, ["/"], {}, home).readOnlyDirectories).toEqual(["/"]);
   });
 
   it("no directories (absent or empty): the plan as it was, roots pinned to []", () => {

@@ -1,7 +1,7 @@
-import { resolve } from "node:path";
 import { FeatureUnsupportedError } from "@adaptor/driver";
 import { InvalidOptionError } from "@adaptor/errors";
 import { WRITABLE_ROOTS_KEY, type CodexPolicyPlan } from "./policy.js";
+import { containsPath, realDirectory } from "@adaptor/driver/kit";
 
 /**
  * Why a run with `additionalDirectories` and no sandbox in its policy is refused: codex's own
@@ -16,9 +16,14 @@ export const DIRECTORIES_WITHOUT_SANDBOX =
  * Carries the run's `additionalDirectories` (absolute paths, checked by the SDK) into the codex
  * plan, by the sandbox the plan sets:
  * - `workspace-write`: they become codex's writable roots besides the working directory
- *   (`sandbox_workspace_write.writable_roots`, pinned to exactly these, each normalized without a
- *   trailing slash, `.` or `..`; a write anywhere else outside the working directory stays refused
- *   by codex's sandbox);
+ *   (`sandbox_workspace_write.writable_roots`, pinned to exactly these; a write anywhere else
+ *   outside the working directory stays refused by codex's sandbox). Each is resolved when the run
+ *   starts (no trailing slash, `.` or `..`, every symbolic link followed; for a path that does not
+ *   exist, its nearest existing ancestor's): codex is given the real directory, so a link swapped
+ *   after launch changes nothing, and the enforcement report names the directory as given and,
+ *   when they differ, the real one ({@link CodexPolicyPlan.requestedDirectories}). A directory
+ *   that is the filesystem root, or that contains the Codex home the run uses (`codexHome`: its
+ *   config.toml would become writable, and with it the sandbox), is refused;
  * - `read-only`: accepted, writes not widened: codex's read-only sandbox lets commands read every
  *   path already, so the directories are readable and stay unwritable ({@link CodexPolicyPlan.readOnlyDirectories}
  *   for the report);
@@ -29,12 +34,15 @@ export const DIRECTORIES_WITHOUT_SANDBOX =
  * @throws FeatureUnsupportedError (feature `additionalDirectories`) when the plan sets no sandbox
  * ({@link DIRECTORIES_WITHOUT_SANDBOX}); InvalidOptionError (subject `run`, field
  * `additionalDirectories`) under `workspace-write` when `codex({ configOverrides })` sets the
- * writable roots too (one of the two would be dropped). Both before launch.
+ * writable roots too (one of the two would be dropped); InvalidOptionError (subject `run`, field
+ * `additionalDirectories[i]`) under `workspace-write` for a directory that resolves to `/` or
+ * contains `codexHome`. All before launch.
  */
 export function withAdditionalDirectories(
   plan: CodexPolicyPlan,
   directories: readonly string[] | undefined,
   driverType: string,
+  codexHome: string,
 ): CodexPolicyPlan {
   if (directories === undefined || directories.length === 0) return plan;
   if (plan.sandbox === undefined) throw new FeatureUnsupportedError(driverType, "additionalDirectories", DIRECTORIES_WITHOUT_SANDBOX);
@@ -46,7 +54,22 @@ export function withAdditionalDirectories(
       field: "additionalDirectories",
       reason: `are set while codex({ configOverrides }) sets ${WRITABLE_ROOTS_KEY}: set one of them`,
     });
-  // Normalized as codex normalizes them (no trailing slash, no `.` or `..`; symbolic links kept), so
-  // the roots a thread's answer names compare equal (checkWritableRoots).
-  return { ...plan, writableRoots: directories.map((directory) => resolve(directory)) };
+  const home = realDirectory(codexHome);
+  const roots = directories.map((directory, index) => {
+    const real = realDirectory(directory);
+    const wide =
+      real === "/"
+        ? "the filesystem root"
+        : containsPath(real, home)
+          ? `the Codex home ${JSON.stringify(home)} (its config.toml sets the sandbox)`
+          : undefined;
+    if (wide)
+      throw new InvalidOptionError({
+        subject: "run",
+        field: `additionalDirectories[${index}]`,
+        reason: `${JSON.stringify(directory)} (${JSON.stringify(real)}) would make ${wide} writable under sandbox workspace_write`,
+      });
+    return real;
+  });
+  return { ...plan, writableRoots: roots, requestedDirectories: [...directories] };
 }

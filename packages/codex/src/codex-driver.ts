@@ -40,7 +40,7 @@ import { readCheckpointData } from "./session/checkpoint-data.js";
 import { inspectCodex } from "./inspect/inspect-codex.js";
 import { listCodexSessions } from "./session-list/list-codex-sessions.js";
 import { readCodexMessages } from "./session-messages/read-codex-messages.js";
-import { codexSessionTransfer } from "./session-state/codex-session-transfer.js";
+import { codexHomeOf, codexSessionTransfer } from "./session-state/codex-session-transfer.js";
 
 /**
  * Drives the real `codex` binary (pinned `@openai/codex` 0.171.0). Transport `"app-server"`
@@ -129,7 +129,8 @@ export class CodexDriver implements Driver {
    * `workspace_write` without a writable root codex keeps from an earlier turn (before launch when
    * the thread's checkpoint records it, else once the thread is open and before the turn, the
    * process ended); InvalidOptionError (field `additionalDirectories`) before launch when
-   * `configOverrides` sets the writable roots too;
+   * `configOverrides` sets the writable roots too, (field `additionalDirectories[i]`) under
+   * `workspace_write` for a directory that resolves to `/` or contains the run's Codex home;
    * FeatureUnsupportedError (feature `"cliVersion"`) for a codex older than `MIN_CODEX_VERSION`,
    * before any process of the run starts (the default executable's package version, else
    * `codex --version` asked once per binary; a refusal is not remembered, the probe ends at once
@@ -266,7 +267,7 @@ export class CodexDriver implements Driver {
   #plan(request: PrewarmRequest): CodexPolicyPlan {
     const bestEffort = this.config.bestEffortPolicy === true;
     const planned = planPolicy(request.policy, this.descriptor, bestEffort, this.config, request.mcpServers);
-    return withAdditionalDirectories(planned, request.additionalDirectories, this.descriptor.type);
+    return withAdditionalDirectories(planned, request.additionalDirectories, this.descriptor.type, codexHomeOf(this.config, request.env));
   }
 
   /** Ends the process parked for the conversation `resumeId`, if any (see `Driver.releaseSession`). Never rejects. */

@@ -68,6 +68,11 @@ export interface CodexPolicyPlan {
    * host's own `configOverrides` value of that key, passed as it is. The enforcement detail lists them.
    */
   readonly writableRoots?: readonly string[] | string | number | boolean;
+  /**
+   * Sandbox `workspace_write` with `additionalDirectories` only: the directories as the run gave
+   * them, in the order of {@link writableRoots} (their resolved paths), for the enforcement detail.
+   */
+  readonly requestedDirectories?: readonly string[];
   /** True when {@link writableRoots} is the host's own `configOverrides` value, not the driver's pin. */
   readonly hostWritableRoots?: boolean;
   /**
@@ -133,6 +138,13 @@ export function sandboxUnderInherited(policy: AskForApproval): string {
     `codex's own approval policy is ${JSON.stringify(policy)}: under it codex runs a command the host approved outside its ` +
     "sandbox (an escalated command, or a retry after the sandbox blocked it); leave the permission unset or use auto_approve " +
     'or auto_deny with this sandbox, or set approval_policy = "never" in codex\'s config'
+  );
+}
+
+/** The writable roots `roots` as JSON, each given as `requested` named it and, when it differs, followed by `-> real path`. */
+function rootsNamed(roots: readonly string[], requested: readonly string[] | undefined): string {
+  return JSON.stringify(
+    roots.map((root, index) => (requested?.[index] !== undefined && requested[index] !== root ? `${requested[index]} -> ${root}` : root)),
   );
 }
 
@@ -319,7 +331,7 @@ export function codexEnforcement(
       const roots = plan.hostWritableRoots
         ? `; writable roots besides the working directory (configOverrides ${WRITABLE_ROOTS_KEY}): ${JSON.stringify(plan.writableRoots)}`
         : Array.isArray(plan.writableRoots) && plan.writableRoots.length > 0
-          ? `; writable roots besides the working directory (additionalDirectories, ${WRITABLE_ROOTS_KEY}): ${JSON.stringify(plan.writableRoots)}`
+          ? `; writable roots besides the working directory (additionalDirectories, ${WRITABLE_ROOTS_KEY}): ${rootsNamed(plan.writableRoots, plan.requestedDirectories)}`
           : plan.writableRoots
             ? `; ${WRITABLE_ROOTS_KEY} = []`
             : plan.readOnlyDirectories

@@ -7,6 +7,7 @@ import { defaultClaudeCommand } from "../command.js";
 import { mergeChildEnv } from "@adaptor/driver/process";
 import { CLAUDE_INHERITED_ENV, type ClaudeConfig } from "../config.js";
 import { readCheckpointData } from "../session/checkpoint-data.js";
+import { checkAddDirs } from "./add-dirs.js";
 import { jsonSchemaArgs } from "./json-schema.js";
 import { writeMcpConfig } from "./mcp-config.js";
 import { policyLaunch } from "./policy.js";
@@ -77,6 +78,7 @@ export async function prepareLaunch(config: ClaudeConfig, request: DriverRequest
   if (request.planMode === true) refusePlanModeAllowRules(request.toolRules?.allow ?? [], config.extraArgs);
   const plan = request.planMode === true ? planModeArgs(policy.args) : undefined;
   args.push(...(plan?.args ?? policy.args));
+  checkAddDirs(config, request);
   // One flag per directory: the flag takes several values, so a path is never read as another option's.
   for (const dir of request.additionalDirectories ?? []) args.push(`--add-dir=${dir}`);
   if (request.effort) args.push("--effort", request.effort);

@@ -3,9 +3,9 @@ import { mkdir, mkdtemp, open, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { InvalidOptionError, findError } from "@adaptor/errors";
+import { DriverError, InvalidOptionError, findError } from "@adaptor/errors";
 import { readClaudeMessages } from "./read-claude-messages.js";
-import { chainTo, groupMessages, TranscriptIndexer } from "./transcript-index.js";
+import { chainTo, ConversationMessages, TranscriptIndexer } from "./transcript-index.js";
 import { scanLines } from "./transcript-lines.js";
 
 // Reading a Claude Code transcript's conversation: the main chain from its last entry back,
@@ -200,12 +200,13 @@ describe("transcript index", () => {
       expect(seen[1]!.length).toBeGreaterThan(5000);
       const index = indexer.done();
       const chain = chainTo(index, index.leaf!);
-      expect(chain.map((entry) => [entry.uuid.slice(0, 1), entry.kind])).toEqual([
+      expect([...chain].map((id) => [index.entry(id).uuid.slice(0, 1), index.entry(id).kind])).toEqual([
         ["1", "prompt"],
         ["2", "other"],
         ["3", "prompt"],
       ]);
-      expect(groupMessages(chain).map((message) => message.role)).toEqual(["user", "user"]);
+      const messages = new ConversationMessages(index, chain);
+      expect(Array.from({ length: messages.count }, (_, i) => messages.role(i))).toEqual(["user", "user"]);
     } finally {
       await handle.close();
     }
@@ -283,7 +284,7 @@ describe("transcript index", () => {
       await scanLines(handle, (await handle.stat()).size, 1024, (line) => indexer.add(line));
       const index = indexer.done();
       const chain = chainTo(index, index.leaf!);
-      expect(chain.map((entry) => [entry.uuid, entry.kind])).toEqual([
+      expect([...chain].map((id) => [index.entry(id).uuid, index.entry(id).kind])).toEqual([
         [first, "prompt"],
         [call, "assistant"],
         [result, "other"],
@@ -292,5 +293,59 @@ describe("transcript index", () => {
     } finally {
       await handle.close();
     }
+  });
+
+  it("an index holds at most its cap of uuids (entries and the parents they name): past it the read is RESOURCE_EXHAUSTED", async () => {
+    const lines = [prompt("u1", null, "one"), reply("a1", "u1", "msg_1", [{ type: "text", text: "two" }]), prompt("u2", "a1", "three")];
+    const home = await transcript(lines);
+    const scan = async (cap: number): Promise<unknown> => {
+      const handle = await open(join(home, "projects", "-work-app", `${SESSION}.jsonl`));
+      try {
+        const indexer = new TranscriptIndexer(cap);
+        await scanLines(handle, (await handle.stat()).size, 1024, (line) => indexer.add(line));
+        return indexer.done().size;
+      } catch (error) {
+        return error;
+      } finally {
+        await handle.close();
+      }
+    };
+    expect(await scan(3)).toBe(3);
+    expect(findError(await scan(2), DriverError)).toMatchObject({ code: "RESOURCE_EXHAUSTED", device: "claude" });
+  });
+});
+
+describe("compact index", () => {
+  it("thousands of canonical uuids (past the first table sizes) and other strings are found again, in chain order, uuids as written", () => {
+    const index = new TranscriptIndexer().done();
+    const uuids = Array.from({ length: 5000 }, (_, n) => (n % 500 === 7 ? `hand-made-${n}` : randomUUID()));
+    uuids.forEach((uuid, n) => index.put(uuid, n === 0 ? undefined : uuids[n - 1], n % 2 ? "assistant" : "prompt", `msg_${n}`, n * 10, 9));
+    expect(index.size).toBe(5000);
+    expect(index.leaf).toBe(uuids[4999]);
+    const chain = chainTo(index, index.leaf!);
+    expect([...chain].map((id) => index.entry(id).uuid)).toEqual(uuids);
+    expect(index.entry(chain[4321]!)).toEqual({ uuid: uuids[4321], kind: "assistant", offset: 43210, length: 9 });
+    expect(index.idOf(randomUUID())).toBeUndefined();
+    expect(new ConversationMessages(index, chain).count).toBe(5000);
+  });
+});
+
+describe("page size", () => {
+  it("a page ends before a message that would take it past 64 MiB, and the next page begins with it", { timeout: 60_000 }, async () => {
+    // Six prompts of 15 MiB each (under the 16 MiB an entry is read whole): four fit in 64 MiB, a fifth would not.
+    const big = (n: number): string => String(n) + "z".repeat(15 * 1024 * 1024);
+    const lines: Line[] = [];
+    let parent: string | null = null;
+    for (let n = 0; n < 6; n++) {
+      const uuid = randomUUID();
+      lines.push(prompt(uuid, parent, big(n)));
+      parent = uuid;
+    }
+    const home = await transcript(lines);
+    const first = await read(home, { limit: 10 });
+    expect(first!.messages.map((message) => message.text[0])).toEqual(["0", "1", "2", "3"]);
+    const second = await read(home, { limit: 10, cursor: first!.nextCursor! });
+    expect(second!.messages.map((message) => message.text[0])).toEqual(["4", "5"]);
+    expect(second!.nextCursor).toBeUndefined();
   });
 });

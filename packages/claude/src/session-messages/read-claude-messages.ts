@@ -12,13 +12,13 @@ import { checkSessionFolders, openRegularFile } from "@adaptor/driver/process";
 import type { ClaudeConfig } from "../config.js";
 import { entriesOf } from "../session-state/folder-entries.js";
 import { claudeProjectsDir, SESSION_ID } from "../session-state/claude-session-transfer.js";
-import { chainTo, groupMessages, TranscriptIndexer, type IndexedEntry, type MessageEntries } from "./transcript-index.js";
+import { chainTo, ConversationMessages, TranscriptIndexer, type IndexedEntry } from "./transcript-index.js";
 import { readLine, scanLines } from "./transcript-lines.js";
 
 const READ_OP = "read claude session messages";
 /** The longest transcript entry read whole (a longer one, a huge pasted file or tool output, is linked but not shown). */
 const MAX_ENTRY_BYTES = MAX_SESSION_MESSAGE_BYTES;
-/** Bytes of entries one page reads at most: a page ends early, after at least one message, once they are read. */
+/** Bytes of entries one page reads at most: a page ends before a message that would take it past them (its first message is always given). */
 const MAX_PAGE_BYTES = MAX_SESSION_PAGE_BYTES;
 
 /** Where a read of a session's messages stands: the conversation's last entry when the first page was read, and the messages given. */
@@ -114,16 +114,19 @@ function toMessage(role: "user" | "assistant", lines: readonly Record<string, un
  * directory's folder), oldest first: the main conversation, from its first entry to its last
  * (the one `--resume` continues), following each entry's `parentUuid` (across a compaction, its
  * `logicalParentUuid`), so a branch left by a rewind and a subagent's side chain are not shown.
- * The transcript is scanned once per page, 256 KiB at a time, keeping a small record per entry
- * (its uuid, parent, kind and place in the file), never its content; then only the page's entries
- * are read again. An entry over 16 MiB (`MAX_ENTRY_BYTES`) is linked but not shown; a page stops
- * after at least one message once it read 64 MiB (`MAX_PAGE_BYTES`). The cursor names the
+ * The transcript is scanned once per page, 256 KiB at a time, keeping a compact record per entry
+ * (its uuid interned as a number, its parent's number, kind, reply and place in the file in typed
+ * arrays; see `TranscriptIndex`), never its content; then only the page's entries are read again.
+ * A transcript of more than 4,000,000 entries (`MAX_TRANSCRIPT_ENTRIES`) is not read. An entry
+ * over 16 MiB (`MAX_ENTRY_BYTES`) is linked but not shown. A page holds at most 64 MiB
+ * (`MAX_PAGE_BYTES`) of entries: it ends before a message that would take it past that, which
+ * begins the next page; a page's first message is always given, even one over 64 MiB by itself. The cursor names the
  * conversation's last entry when the first page was read, so turns added meanwhile do not shift
  * later pages (they are read from a new first page).
  * @returns `undefined` when the home holds no transcript of that id (or the id is not a UUID).
  * @throws InvalidOptionError (subject `"getSessionMessages query"`, field `cursor`) for a cursor
  * this read did not give; DriverError `INVALID` for a link in place of the transcript or a folder
- * above it; the I/O error of an unreadable transcript; `signal.reason` when aborted.
+ * above it, `RESOURCE_EXHAUSTED` for a transcript over `MAX_TRANSCRIPT_ENTRIES` entries; the I/O error of an unreadable transcript; `signal.reason` when aborted.
  */
 export async function readClaudeMessages(
   config: ClaudeConfig,
@@ -146,25 +149,29 @@ export async function readClaudeMessages(
     await scanLines(handle, Number(stat.size), MAX_ENTRY_BYTES, (line) => indexer.add(line), signal);
     const index = indexer.done();
     const leaf = after?.leaf ?? index.leaf;
-    if (after !== undefined && !index.entries.has(after.leaf)) refusedCursor(query.cursor!);
-    const messages = leaf === undefined ? [] : groupMessages(chainTo(index, leaf));
+    if (after !== undefined && index.idOf(after.leaf) === undefined) refusedCursor(query.cursor!);
+    const messages = leaf === undefined ? undefined : new ConversationMessages(index, chainTo(index, leaf));
+    const count = messages?.count ?? 0;
     const start = after?.next ?? 0;
-    if (start > messages.length) refusedCursor(query.cursor!);
+    if (start > count) refusedCursor(query.cursor!);
     const page: SessionMessage[] = [];
     let bytes = 0;
     let next = start;
-    for (; next < messages.length && page.length < query.limit && (page.length === 0 || bytes < MAX_PAGE_BYTES); next++) {
+    for (; next < count && page.length < query.limit; next++) {
       signal?.throwIfAborted();
-      const message: MessageEntries = messages[next]!;
+      const entries = messages!.entries(next);
+      const size = entries.reduce((sum, entry) => sum + entry.length, 0);
+      // The page's cap holds: a message that would take the page past it begins the next page.
+      if (page.length > 0 && bytes + size > MAX_PAGE_BYTES) break;
+      bytes += size;
       const lines: Record<string, unknown>[] = [];
-      for (const entry of message.entries) {
-        bytes += entry.length;
+      for (const entry of entries) {
         const line = await readEntry(handle, entry);
         if (line) lines.push(line);
       }
-      page.push(toMessage(message.role, lines));
+      page.push(toMessage(messages!.role(next), lines));
     }
-    return { messages: page, ...(next < messages.length ? { nextCursor: encodeSessionCursor([leaf, next]) } : {}) };
+    return { messages: page, ...(next < count ? { nextCursor: encodeSessionCursor([leaf, next]) } : {}) };
   } finally {
     await handle.close();
   }

@@ -20,26 +20,31 @@ const READ = "this codex thread's messages";
 const TURN_BATCH = 2;
 
 /**
- * Where a read of a thread's messages stands: codex's cursor of the batch of turns the next page
- * begins in (`null`: the first turn), how many turns a batch holds, and how many of that batch's
- * messages were given already.
+ * Where a read of a thread's messages stands: the thread it reads, codex's cursor of the batch of
+ * turns the next page begins in (`null`: the first turn), how many turns a batch holds (always
+ * {@link TURN_BATCH}), and how many of that batch's messages were given already (fewer than the
+ * batch holds; the read checks).
  */
 interface ReadPosition {
+  readonly threadId: string;
   readonly from: string | null;
   readonly batch: number;
   readonly skip: number;
 }
 
-function readPosition(value: unknown): ReadPosition | undefined {
-  if (!Array.isArray(value) || value.length !== 3) return undefined;
-  const [from, batch, skip] = value as unknown[];
-  if ((from !== null && typeof from !== "string") || !Number.isSafeInteger(batch) || !Number.isSafeInteger(skip)) return undefined;
-  if ((batch as number) < 1 || (skip as number) < 0) return undefined;
-  return { from, batch: batch as number, skip: skip as number };
+/** The position a cursor holds when a read of thread `threadId` gave it, else `undefined`. */
+function readPositionOf(threadId: string): (value: unknown) => ReadPosition | undefined {
+  return (value) => {
+    if (!Array.isArray(value) || value.length !== 4) return undefined;
+    const [thread, from, batch, skip] = value as unknown[];
+    if (thread !== threadId || (from !== null && typeof from !== "string") || batch !== TURN_BATCH) return undefined;
+    if (!Number.isSafeInteger(skip) || (skip as number) < 0) return undefined;
+    return { threadId, from, batch, skip: skip as number };
+  };
 }
 
 function encode(position: ReadPosition): string {
-  return encodeSessionCursor([position.from, position.batch, position.skip]);
+  return encodeSessionCursor([position.threadId, position.from, position.batch, position.skip]);
 }
 
 /** A time of codex's (Unix milliseconds), if it is one. */
@@ -145,7 +150,8 @@ type Reading = { readonly page: SessionMessagePage } | { readonly unknown: true 
  * times are its items' start, in milliseconds.
  * @returns `undefined` when codex holds no thread of that id in this home.
  * @throws InvalidOptionError (subject `"getSessionMessages query"`, field `cursor`) for a cursor
- * this read did not give or codex refuses; DriverError `NOT_FOUND` for a missing executable,
+ * a read of this thread did not give (another thread's, a hand-made one, one past the messages of
+ * the batch it names) or codex refuses; DriverError `NOT_FOUND` for a missing executable,
  * `DRIVER` for any other refusal or a malformed answer (its cause the `CodexRpcError`),
  * `RESOURCE_EXHAUSTED` when a batch's answer is longer than `maxLineBytes`;
  * `signal.reason` when aborted (the process is then ended).
@@ -158,8 +164,8 @@ export async function readCodexMessages(
 ): Promise<SessionMessagePage | undefined> {
   const start =
     query.cursor !== undefined
-      ? decodeSessionCursor(query.cursor, readPosition, READ, SUBJECT)
-      : { from: null, batch: TURN_BATCH, skip: 0 };
+      ? decodeSessionCursor(query.cursor, readPositionOf(query.sessionId), READ, SUBJECT)
+      : { threadId: query.sessionId, from: null, batch: TURN_BATCH, skip: 0 };
   const reading = await withShortLivedAppServer<Reading>(
     { command, config, cwd: config.cwd ?? process.cwd(), env: query.env, signal },
     async (rpc) => {
@@ -181,7 +187,7 @@ export async function readCodexMessages(
 async function read(rpc: JsonRpcConnection, query: DriverSessionMessagesQuery, start: ReadPosition): Promise<SessionMessagePage> {
   const messages: SessionMessage[] = [];
   let { from, skip } = start;
-  const { batch } = start;
+  const { threadId, batch } = start;
   for (;;) {
     const params: ThreadTurnsListParams = {
       threadId: query.sessionId,
@@ -191,16 +197,20 @@ async function read(rpc: JsonRpcConnection, query: DriverSessionMessagesQuery, s
       itemsView: "full",
     };
     const turns = await requestAnswer(rpc, METHOD, params, turnsPage);
-    const available = turnMessages(turns.data).slice(skip);
+    const batchMessages = turnMessages(turns.data);
+    // A batch's messages only grow, and a cursor names one it has not given yet.
+    if (skip > 0 && skip >= batchMessages.length)
+      throw new InvalidOptionError({ subject: SUBJECT, field: "cursor", reason: `is not a cursor ${READ} gave` });
+    const available = batchMessages.slice(skip);
     const room = query.limit - messages.length;
     if (available.length > room) {
       messages.push(...available.slice(0, room));
-      return { messages, nextCursor: encode({ from, batch, skip: skip + room }) };
+      return { messages, nextCursor: encode({ threadId, from, batch, skip: skip + room }) };
     }
     messages.push(...available);
     if (turns.nextCursor === null) return { messages };
     from = turns.nextCursor;
     skip = 0;
-    if (messages.length === query.limit) return { messages, nextCursor: encode({ from, batch, skip }) };
+    if (messages.length === query.limit) return { messages, nextCursor: encode({ threadId, from, batch, skip }) };
   }
 }

@@ -10,6 +10,7 @@ export {
 } from "./json-rpc/json-rpc-connection.js";
 export { JsonRpcError, type JsonRpcErrorObject } from "./json-rpc/json-rpc-error.js";
 export { decodeSessionCursor, encodeSessionCursor } from "./session-cursor/session-cursor.js";
+export { containsPath, realDirectory } from "./directories/real-directory.js";
 export { MAX_SESSION_MESSAGE_BYTES, MAX_SESSION_PAGE_BYTES } from "./session-messages/page-caps.js";
 export {
   ProcessPool,
