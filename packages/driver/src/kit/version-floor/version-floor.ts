@@ -58,7 +58,7 @@ export interface CliVersionCheck {
 }
 
 /**
- * Asks the CLI its version ({@link probeCliVersion}: once per binary and process) and applies
+ * Asks the CLI its version (`probeCliVersion`: once per binary and process) and applies
  * {@link checkVersionFloor}: for a driver whose CLI prints no version before it starts. Call it
  * before anything of the run is written or started. A refusal is not remembered (the next run
  * asks again, so a fixed install is seen at once); a remembered answer is confirmed with
@@ -67,7 +67,7 @@ export interface CliVersionCheck {
  * (the run goes on, with the `warning` notice).
  *
  * @returns what the run was let through on, to confirm once the CLI reports its version.
- * @throws like {@link checkVersionFloor} and {@link probeCliVersion} (`signal.reason` at once when aborted,
+ * @throws like {@link checkVersionFloor} and `probeCliVersion` (`signal.reason` at once when aborted,
  * the probe's process ended).
  */
 export async function requireCliVersion(
