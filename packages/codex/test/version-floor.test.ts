@@ -244,20 +244,4 @@ describe("codex app-server: confirming the version codex names in its initialize
       await driver.close();
     }
   });
-
-  it("--version printed no version: an older codex named in the initialize answer is refused before the thread opens", async () => {
-    const driver = codex({ command: fakeCliPath, env: fakeCliEnv(appServer("0.166.0"), { version: "codex-cli dev" }), killGraceMs: 300 });
-    try {
-      const run = await runDriver(driver, { prompt: "hi" });
-      const refusal = findError(run.error, FeatureUnsupportedError);
-      expect([refusal?.feature, refusal?.reason.startsWith(`codex 0.166.0 is older than ${MIN_CODEX_VERSION}`)]).toEqual([
-        "cliVersion",
-        true,
-      ]);
-      const stdout = run.recording.ofType("process").flatMap((p) => (p.kind === "stdout" ? [p.text ?? ""] : []));
-      expect(echoedMethods(stdout)).not.toContain("thread/start");
-    } finally {
-      await driver.close();
-    }
-  });
 });

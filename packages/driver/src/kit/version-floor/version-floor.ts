@@ -37,12 +37,13 @@ export interface CliVersionCheck {
   /** The version the run was let through on (`major.minor.patch`), or undefined when none was read. */
   readonly version: string | undefined;
   /**
-   * True when the run was let through on what `--version` printed (remembered per binary), a
-   * version or none the driver can read: a version manager's shim at an unchanged path may run
-   * another CLI by now, and one that prints no version may still name it once started. A driver
-   * whose CLI names its version before its first turn passes that to
-   * {@link CliVersionCheck.confirm} and holds the turn until then (see `confirmStartedVersion`).
-   * False for a package's version read at this call: nothing to confirm.
+   * True when `version` is what `--version` printed (remembered per binary): a version manager's
+   * shim at an unchanged path may run another CLI by now, so a driver whose CLI names its version
+   * before its first turn passes that to {@link CliVersionCheck.confirm} and holds the turn until
+   * then (see `confirmStartedVersion`). False for a package's version read at this call, and when
+   * `--version` printed no version the driver can read: such a CLI (a development build, a test
+   * double) runs unchecked with the `warning` notice, and its start is not held for a version it
+   * may never name.
    */
   readonly confirmable: boolean;
   /**
@@ -86,7 +87,7 @@ export async function requireCliVersion(
   const version = found.version !== undefined && isVersion(found.version) ? found.version : undefined;
   return {
     version,
-    confirmable: found.asked,
+    confirmable: found.asked && version !== undefined,
     confirm: (reported) => {
       if (reported === undefined || !isVersion(reported)) return;
       if (version !== undefined && reported !== version) found.forget();
