@@ -184,6 +184,26 @@ describe("approval rules: what a rule matches", () => {
     expect(ruleMatches(allow, grep({ pattern: "KEY", path: "/repo/src/deep" }))).toBe(true);
   });
 
+  it("a path rule follows a link whose target does not exist yet to where a write through it lands", () => {
+    const root = mkdtempSync(join(tmpdir(), "adaptor-dangling-"));
+    try {
+      const pub = join(root, "pub");
+      const secret = join(root, "secret");
+      mkdirSync(pub);
+      mkdirSync(secret);
+      symlinkSync(join(root, "outside", "target.txt"), join(pub, "dangling"));
+      symlinkSync(join(root, "outside", "newdir"), join(pub, "dangling-dir"));
+      symlinkSync(join(secret, "target.txt"), join(pub, "into-secret"));
+      const allow = { toolName: "Edit", pathPrefix: pub };
+      expect(ruleMatches(allow, edit(join(pub, "dangling")))).toBe(false);
+      expect(ruleMatches(allow, edit(join(pub, "dangling-dir", "x.txt")))).toBe(false);
+      expect(ruleMatches(allow, edit(join(pub, "plain.txt")))).toBe(true);
+      expect(ruleMatches({ toolName: "Edit", pathPrefix: secret }, edit(join(pub, "into-secret")), undefined, "any")).toBe(true);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+
   it("a tool-only rule matches every ask about the tool", () => {
     expect(ruleMatches({ toolName: "Bash" }, bash("anything"))).toBe(true);
   });

@@ -1,4 +1,4 @@
-import { realpathSync } from "node:fs";
+import { lstatSync, readlinkSync, realpathSync } from "node:fs";
 import * as path from "node:path";
 import { InvalidOptionError } from "@adaptor/errors";
 import { closestOption } from "@adaptor/errors/internal";
@@ -293,19 +293,44 @@ function pathFieldStrings(value: unknown, underPathField = false, depth = 0, out
   return out;
 }
 
-/** `file` with the symbolic links of its longest existing part resolved (absolute, `..` resolved). */
+/**
+ * `file` with its symbolic links resolved (absolute, `..` resolved): those of its longest existing
+ * part, and a link whose target does not exist yet, followed to where a write through it would land.
+ */
 export function realPath(file: string): string {
+  return followLinks(file, 0);
+}
+
+/** {@link realPath}, `hops` links already followed by hand. */
+function followLinks(file: string, hops: number): string {
   let existing = path.resolve(file);
   const rest: string[] = [];
   for (;;) {
     try {
       return path.join(realpathSync(existing), ...rest.reverse());
     } catch {
+      // A link whose target does not exist (yet): a write through it creates the target there, so
+      // it is followed by hand, as the kernel would.
+      const target = linkTarget(existing);
+      if (target !== undefined && hops < MAX_LINK_HOPS)
+        return followLinks(path.join(path.resolve(path.dirname(existing), target), ...rest.reverse()), hops + 1);
       const parent = path.dirname(existing);
       if (parent === existing) return path.resolve(file);
       rest.push(path.basename(existing));
       existing = parent;
     }
+  }
+}
+
+/** How many links {@link realPath} follows by hand before it stops (the kernel's own limit). */
+const MAX_LINK_HOPS = 40;
+
+/** The target `file` names when it is a symbolic link, else undefined. */
+function linkTarget(file: string): string | undefined {
+  try {
+    return lstatSync(file).isSymbolicLink() ? readlinkSync(file) : undefined;
+  } catch {
+    return undefined;
   }
 }
 
