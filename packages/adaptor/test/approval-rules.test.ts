@@ -95,7 +95,7 @@ describe("approval rules: what a rule matches", () => {
       expect(ruleMatches(rule, bash(command)), command).toBe(false);
   });
 
-  it("a deny command rule fails closed: a command it cannot reduce to one simple command matches when the denied program is any word of it", () => {
+  it("a deny command rule fails closed: a command matches when the denied program is any word of it, the rule's other words following", () => {
     const deny = { toolName: "Bash", commandPrefix: "rm" };
     const denies = (rule: typeof deny | { toolName: string; command: string }, command: string): boolean =>
       ruleMatches(rule, bash(command), undefined, "any");
@@ -123,11 +123,26 @@ describe("approval rules: what a rule matches", () => {
       "/bin/bash -lc 'rm -rf x'",
       "sh -c rm",
       "echo rm; ls",
+      // Programs that run the words after them, whichever they are: no list of launchers is needed.
+      "chrt 0 rm -rf x",
+      "unshare rm -rf x",
+      "fakeroot rm -rf x",
+      "pkexec rm -rf x",
+      "systemd-run rm -rf x",
+      "nsenter -t 1 -m rm -rf x",
+      "firejail rm -rf x",
+      "bwrap --bind / / rm -rf x",
+      // Conservative: rm only as an argument is denied too.
+      "grep rm notes.txt",
+      "/bin/bash -lc 'grep rm notes.txt'",
     ])
       expect(denies(deny, command), command).toBe(true);
-    // A simple command is compared word by word: another program, or rm only as an argument, is not denied.
-    for (const command of ["rmdir x", "ls -la", "grep rm notes.txt", "/bin/bash -lc 'grep rm notes.txt'", "echo hi; ls"])
-      expect(denies(deny, command), command).toBe(false);
+    // Another program whose words never name rm is not denied.
+    for (const command of ["rmdir x", "ls -la", "grep firm notes.txt", "echo hi; ls"]) expect(denies(deny, command), command).toBe(false);
+    // A deny of a program by its path names it by any path, or none.
+    const binRm = { toolName: "Bash", commandPrefix: "/bin/rm" };
+    for (const command of ["rm -rf x", "/usr/bin/rm -rf x", "chrt 0 rm x"]) expect(denies(binRm, command), command).toBe(true);
+    expect(denies(binRm, "rmdir x")).toBe(false);
     // The rest of a prefix must follow the denied program, where the words show it.
     const push = { toolName: "Bash", commandPrefix: "git push" };
     expect(denies(push, "cd repo && git push origin main")).toBe(true);

@@ -26,9 +26,11 @@ export interface ApprovalRule {
    * substitution, expansion, quote or parenthesis (`;`, `&`, `|`, `<`, `>`, a backtick, `$`, `~`,
    * `*`, `?`, `[`, `{`, `(`, `)`, `\`, `'`, `"`, a newline) never matches an allow prefix, so
    * `npm test && rm -rf x` and `npm test $HOME` are asked. A deny rule's `command` or prefix is
-   * matched conservatively: a command that is not one simple command (`rm -rf x; true`,
-   * `/bin/rm -rf x`, `FOO=1 rm -rf x`, `sudo rm -rf x`) matches when the rule's first word is any
-   * of its words; a deny rule is not a sandbox all the same (a script that runs `rm` is not found).
+   * matched conservatively: a command matches when the rule's first word is any of its words (by
+   * the last part of its path) and the rule's other words follow in order (`rm -rf x; true`,
+   * `/bin/rm -rf x`, `FOO=1 rm -rf x`, `sudo rm -rf x`, `chrt 0 rm -rf x`, even `grep rm notes.txt`
+   * match a deny of `rm`; `rmdir x` does not); a deny rule is not a sandbox all the same (a script
+   * that runs `rm` is not found).
    * A prefix may not start with a variable assignment (`FOO=1`) nor hold one of those characters
    * itself (it could never match: give the whole command as `command`); no field of a rule may
    * hold a NUL character.
@@ -171,18 +173,6 @@ export function commandsOf(input: unknown): string[] {
   return inner === undefined || inner === command ? [command] : [command, inner];
 }
 
-/**
- * Programs whose arguments name another command they run (`sudo rm -rf x`, `xargs rm`,
- * `find . -exec rm {} +`), shell keywords that run the command after them (`! rm`, `time rm`),
- * and shells a wrapper the matcher could not unwrap runs: a command starting with one is not
- * reduced to one simple command (see {@link denyMatches}).
- */
-const LAUNCHERS: ReadonlySet<string> = new Set(
-  (
-    "! . bash builtin busybox chroot command coproc csh dash doas env eval exec fish find flock ionice ksh mksh nice " +
-    "nohup parallel runuser script setsid sh source ssh stdbuf strace su sudo taskset tcsh time timeout unbuffer watch xargs zsh"
-  ).split(" "),
-);
 /** The shells' word separators: blanks and the operators that end a command or start a nested one. */
 const WORD_BREAK = /[\s;&|<>()`{}=$]+/;
 
@@ -211,15 +201,13 @@ function innermost(input: unknown): string | undefined {
  * Whether a deny `rule` (a `command` or `commandPrefix` one) names the ask's command, matched
  * conservatively, so a command that runs the denied program in a form the matcher cannot read is
  * denied too. The command is first unwrapped from the shell wrappers the matcher reads
- * ({@link wrappedCommand}). When what is left is one simple command (no shell operator,
- * substitution, expansion, quote or parenthesis; its first word neither a path nor a variable
- * assignment nor a launcher such as `sudo`, `env`, `command`, `exec`, `xargs` or a shell), its words
- * are compared with the rule's: the same words for `command`, the rule's words first for
- * `commandPrefix`. Otherwise (`rm -rf x; true`, `/bin/rm -rf x`, `FOO=1 rm -rf x`,
- * `sudo rm -rf x`, `bash -lc $'rm -rf x'`) the rule matches when its first word is any word of the
- * command, compared by basename after quotes and backslashes are dropped, and its other words
- * follow in order. A program the command runs in a way no word shows (a script, a variable, an
- * alias, a glob) is not found: a deny rule is not a sandbox.
+ * ({@link wrappedCommand}). The rule then matches when its first word is any word of the command
+ * (`rm -rf x; true`, `/bin/rm -rf x`, `FOO=1 rm -rf x`, `sudo rm -rf x`, `chrt 0 rm -rf x`,
+ * `bash -lc $'rm -rf x'`, and also `grep rm notes.txt`), compared by basename after quotes and
+ * backslashes are dropped (a deny of `/bin/rm` matches `rm -rf x`), and its other words follow in
+ * order. No list of launchers is kept: any program may run the words after it. A program the
+ * command runs in a way no word shows (a script, a variable, an alias, a glob) is not found: a deny
+ * rule is not a sandbox.
  */
 function denyMatches(rule: ApprovalRule, input: unknown): boolean {
   const ruleText = rule.command ?? rule.commandPrefix;
@@ -227,15 +215,6 @@ function denyMatches(rule: ApprovalRule, input: unknown): boolean {
   if (rule.command !== undefined && commandsOf(input).includes(rule.command)) return true;
   const command = innermost(input);
   if (command === undefined) return false;
-  const wanted = ruleText.split(/\s+/).filter((word) => word !== "");
-  if (wanted.length === 0) return false;
-  const words = command.split(/\s+/).filter((word) => word !== "");
-  const first = words[0];
-  const simple = first !== undefined && !SHELL_OPERATOR.test(command) && !/[/=]/.test(first) && !LAUNCHERS.has(first);
-  if (simple) {
-    if (rule.command !== undefined && words.length !== wanted.length) return false;
-    return wanted.every((word, index) => words[index] === word);
-  }
   const loosely = (text: string): string[] =>
     text
       .replace(/[\\'"]/g, "")
