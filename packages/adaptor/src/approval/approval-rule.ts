@@ -83,11 +83,17 @@ export interface RememberedRule {
   readonly decision: Extract<ApprovalDecision, { outcome: "approve" } | { outcome: "deny" }>;
 }
 
-/** What a rule is compared with: the ask's kind, tool and input. */
+/** What a rule is compared with: the ask's kind, tool and input, and the run's working directory. */
 export interface RuleSubject {
   readonly kind: string;
   readonly toolName?: string | undefined;
   readonly input?: unknown;
+  /**
+   * The working directory of the run that asks (the CLI's), when known: a deny path rule reads an
+   * ask naming no file as naming it (a search of the working directory) and resolves a relative
+   * file against it. Undefined: such asks match every deny path rule of the tool (it fails closed).
+   */
+  readonly cwd?: string | undefined;
 }
 
 /**
@@ -331,7 +337,9 @@ function insideReally(file: string, folder: string, realFolder: string): boolean
  * ask's files, links resolved, with `realFolder` (default: the rule's folder with its links
  * resolved now): for an allow (`files` `"every"`, the default) every file must be inside it; for a
  * deny (`"any"`) one file inside it is enough, literally or once links are resolved, so an edit that
- * also touches a file elsewhere cannot carry a denied file past the deny. A command rule compares
+ * also touches a file elsewhere cannot carry a denied file past the deny, and so is a folder that
+ * holds it (a search of an ancestor); a deny reads an ask naming no file as naming the subject's
+ * `cwd` and resolves relative files against it (without a `cwd`, such asks match). A command rule compares
  * the ask's command exactly for an allow (a prefix never matches a command holding a shell
  * operator), conservatively for a deny ({@link denyMatches}: `rm -rf x; true` and `sudo rm -rf x`
  * match a deny of `rm`).
@@ -348,11 +356,15 @@ export function ruleMatches(rule: ApprovalRule, subject: RuleSubject, realFolder
     if (!commandsOf(subject.input).some(matches)) return false;
   }
   if (rule.pathPrefix !== undefined) {
-    const paths = pathsOf(subject.input);
-    // A deny fails closed: an ask naming no file (a search of the working directory), or naming
-    // one by a relative path, cannot be shown to stay out of the folder.
-    if (paths.length === 0) return files === "any";
-    const named = [...paths, ...pathFieldStrings(subject.input)];
+    const cwd = subject.cwd === undefined ? undefined : path.resolve(subject.cwd);
+    // For a deny, an ask naming no file names the working directory (a search of it), and a
+    // relative file is resolved against it; when it is unknown, the deny fails closed: such an ask
+    // cannot be shown to stay out of the folder.
+    const asked = pathsOf(subject.input);
+    if (asked.length === 0 && (files === "every" || cwd === undefined)) return files === "any";
+    const resolved = (file: string): string => (files === "any" && cwd !== undefined ? path.resolve(cwd, file) : file);
+    const paths = asked.length === 0 ? [cwd!] : asked.map(resolved);
+    const named = [...paths, ...pathFieldStrings(subject.input).map(resolved)];
     const folder = realFolder ?? realPath(rule.pathPrefix);
     if (files === "any") {
       const touches = (file: string): boolean =>
@@ -449,13 +461,15 @@ function shellPathReason(toolName: string): string {
 /**
  * Checks a rule to remember with an answer to `subject`: only the rule's keys (another key is
  * refused, with the closest name), the shape of {@link ruleShapeError}, a `scope` of `run`, and
- * matching the ask it answers.
+ * matching the ask it answers as the run will match it: an allow's (`outcome` `"approve"`, the
+ * default) exactly, a deny's conservatively ({@link ruleMatches} with `"any"`).
  * @returns the `InvalidOptionError` (subject `subject`, field `remember` or `remember.<field>`), or undefined.
  */
 export function rememberError(
   remember: unknown,
   ask: RuleSubject & { readonly id: string },
   subject: string,
+  outcome: "approve" | "deny" = "approve",
 ): InvalidOptionError | undefined {
   const refuse = (field: string, reason: string): InvalidOptionError => new InvalidOptionError({ subject, field, reason });
   if (typeof remember === "object" && remember !== null && !Array.isArray(remember)) {
@@ -478,9 +492,13 @@ export function rememberError(
   const shape = ruleShapeError(remember, "remember");
   if (shape) return refuse(shape.field, shape.reason);
   if (ask.kind !== "permission") return refuse("remember", `cannot be remembered for a ${ask.kind} (only permission asks)`);
-  if (!ruleMatches(remember as ApprovalRule, ask)) {
-    // A path rule answering an ask that names no file (an ACP agent's shell tool) can never match.
-    if ((remember as ApprovalRule).pathPrefix !== undefined && pathsOf(ask.input).length === 0)
+  // A path rule answering an ask that names no file but a command (an ACP agent's shell tool) can
+  // never match it by its files.
+  const pathless = pathsOf(ask.input).length === 0;
+  if ((remember as ApprovalRule).pathPrefix !== undefined && pathless && commandOf(ask.input) !== undefined)
+    return refuse("remember.pathPrefix", shellPathReason(ask.toolName ?? "this tool"));
+  if (!ruleMatches(remember as ApprovalRule, ask, undefined, outcome === "deny" ? "any" : "every")) {
+    if (outcome === "approve" && (remember as ApprovalRule).pathPrefix !== undefined && pathless)
       return refuse("remember.pathPrefix", shellPathReason(ask.toolName ?? "this tool"));
     return refuse("remember", `does not match approval ${ask.id} (${ask.toolName ?? ask.kind}); a rule must match the request it answers`);
   }
