@@ -41,7 +41,9 @@ export interface ApprovalRule {
    * patch's files, and every other string under a field named like a path, file, folder or
    * destination, at any depth) is this folder or inside it, compared after resolving `.`, `..` and
    * the symbolic links of the part that exists (a link inside the folder that leads out does not
-   * match). An ask that names no file, or a relative one, does not match. So a shell tool's ask
+   * match). An ask that names no file, or a relative one, does not match an allow; a deny reads it
+   * in the run's working directory, and matches any file inside the folder or a folder holding it
+   * (see {@link ruleMatches}). So a shell tool's ask
    * (`Bash`, `shell`, `terminal/create`: a command, no file) never does: a rule giving both is
    * refused (`InvalidPolicyError` before launch, `InvalidOptionError` for `remember`); deny the
    * commands with a `command` or `commandPrefix` rule, or confine them with a sandbox.
