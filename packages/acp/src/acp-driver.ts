@@ -480,7 +480,8 @@ export class AcpDriver implements Driver {
    * page's messages are kept (see `ReplayedMessages`). Agents that replay no history answer an
    * empty page.
    * @returns `undefined` when the agent does not hold the session: a resource-not-found (`-32002`)
-   * or invalid-params (`-32602`, how pi-acp answers an unknown session id) answer to `session/load`.
+   * answer to `session/load`, or an invalid-params (`-32602`) one whose message or data names the
+   * session (how pi-acp answers an unknown session id: `Unknown sessionId: <id>`).
    * @throws FeatureUnsupportedError (feature `getSessionMessages`) when the agent's `initialize`
    * answer has no `loadSession`; InvalidDriverConfigError; InvalidOptionError (field `cursor`) for
    * a cursor this driver did not give, before the process starts; the spawn's DriverError
@@ -488,7 +489,8 @@ export class AcpDriver implements Driver {
    * or `_adaptor/fence`, the round trip after it) when one takes over `handshakeTimeoutMs`; a
    * `DEVICE_DISCONNECTED` DriverError (op the request waiting) when the agent's process ends
    * before answering, its cause how it ended; a `DRIVER` DriverError (op `session/load`) for any other error answer
-   * to `session/load` (authentication required, an internal error), the agent's error its
+   * to `session/load` (authentication required, an internal error, invalid params about another
+   * parameter), the agent's error its
    * `cause`; `signal.reason` when aborted (the process is then ended).
    */
   async getSessionMessages(
@@ -526,7 +528,7 @@ export class AcpDriver implements Driver {
       } catch (error) {
         signal.throwIfAborted();
         if (!(error instanceof RequestError)) throw error;
-        if (SESSION_NOT_HELD.has(error.code)) return undefined;
+        if (sessionNotHeld(error, query.sessionId)) return undefined;
         throw new DriverError({
           op: "session/load",
           device: this.descriptor.type,
@@ -1400,13 +1402,28 @@ function rpcDetails(error: unknown): Record<string, unknown> {
   };
 }
 
+/** An error text saying a session is not known (pi-acp: `Unknown sessionId: <id>`). */
+const UNKNOWN_SESSION = /unknown session|no such session|session\b[^.]*\bnot (?:found|exist)/i;
+
 /**
- * The error codes of a `session/load` answer that mean the agent does not hold the session:
- * resource-not-found (`-32002`, `RequestError.resourceNotFound`), and invalid params (`-32602`),
- * which agents such as pi-acp answer for an unknown session id. A run resuming such a session
- * ends `resume_rejected`, as it does for any error answer to `session/load`.
+ * Whether an error answer to `session/load` of `sessionId` means the agent does not hold the
+ * session: a resource-not-found (`-32002`, `RequestError.resourceNotFound`), or an invalid params
+ * (`-32602`) whose message or data names the session (agents such as pi-acp answer
+ * `Unknown sessionId: <id>`); an invalid params about anything else (a `cwd` the agent refuses) is
+ * not. A run resuming such a session ends `resume_rejected`, as it does for any error answer to
+ * `session/load`.
  */
-const SESSION_NOT_HELD: ReadonlySet<number> = new Set([-32002, -32602]);
+function sessionNotHeld(error: RequestError, sessionId: string): boolean {
+  if (error.code === -32002) return true;
+  if (error.code !== -32602) return false;
+  let data: string;
+  try {
+    data = typeof error.data === "string" ? error.data : (JSON.stringify(error.data) ?? "");
+  } catch {
+    data = "";
+  }
+  return [error.message, data].some((text) => UNKNOWN_SESSION.test(text) || (sessionId !== "" && text.includes(sessionId)));
+}
 
 /** The exit of a process the driver closed itself after its turn. */
 async function exitOf(proc: AcpProcess): Promise<Pick<DriverResponse, "exit">> {

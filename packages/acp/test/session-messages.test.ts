@@ -149,13 +149,27 @@ describe("acp: reading a session's messages (session/load's replay)", { timeout:
     }
   });
 
-  it("a load the agent answers resource-not-found or invalid params is ErrResumeRejected; any other error answer rejects with the agent's error as cause", async () => {
+  it("a load the agent answers resource-not-found, or invalid params naming the session, is ErrResumeRejected; any other error answer rejects with the agent's error as cause", async () => {
     await using notFound = new Agent(hostileAcp({ "session/load": [{ error: { code: -32002, message: "Resource not found: gone" } }] }));
     expect(isError(await failure(notFound.getSessionMessages("gone")), ErrResumeRejected)).toBe(true);
     await using unknownId = new Agent(
       hostileAcp({ "session/load": [{ error: { code: -32602, message: "Invalid params: Unknown sessionId: gone" } }] }),
     );
     expect(isError(await failure(unknownId.getSessionMessages("gone")), ErrResumeRejected)).toBe(true);
+    // As pi-acp sends it: RequestError.invalidParams("Unknown sessionId: <id>"), the text in data.
+    await using unknownInData = new Agent(
+      hostileAcp({ "session/load": [{ error: { code: -32602, message: "Invalid params", data: "Unknown sessionId: gone" } }] }),
+    );
+    expect(isError(await failure(unknownInData.getSessionMessages("gone")), ErrResumeRejected)).toBe(true);
+    // Invalid params about another parameter is the agent's error, not a session it lacks.
+    await using badCwd = new Agent(
+      hostileAcp({ "session/load": [{ error: { code: -32602, message: "Invalid params", data: "cwd must be an absolute path: x" } }] }),
+    );
+    const invalid = await failure(badCwd.getSessionMessages("s-1"));
+    expect(isError(invalid, ErrResumeRejected)).toBe(false);
+    expect(findError(invalid, DriverError)).toMatchObject({ op: "session/load", device: "hostile", code: "DRIVER" });
+    expect(findError(invalid, DriverError)!.message).toContain("cwd must be an absolute path");
+    expect(findError(invalid, DriverError)!.cause).toMatchObject({ code: -32602 });
 
     await using unauthenticated = new Agent(
       hostileAcp({ "session/load": [{ error: { code: -32000, message: "Authentication required" } }] }),

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { ApprovalAsk, ApprovalDecision } from "@adaptor/driver";
 import { Agent, InvalidOptionError, type AgentEvent, type ApprovalRequest, type Policy, type RememberRule } from "../src/index.js";
-import { ApprovalRules, ruleMatches, suggestRules } from "../src/approval/approval-rule.js";
+import { ApprovalRules, rememberError, ruleMatches, suggestRules } from "../src/approval/approval-rule.js";
 import { scriptedDriver } from "./scripted-driver.js";
 
 const bash = (command: string): ApprovalAsk => ({ kind: "permission", title: `Bash: ${command}`, toolName: "Bash", input: { command } });
@@ -95,7 +95,7 @@ describe("approval rules: what a rule matches", () => {
       expect(ruleMatches(rule, bash(command)), command).toBe(false);
   });
 
-  it("a deny command rule fails closed: a command it cannot reduce to one simple command matches when the denied program is any word of it", () => {
+  it("a deny command rule fails closed: a command matches when the denied program is any word of it, the rule's other words following", () => {
     const deny = { toolName: "Bash", commandPrefix: "rm" };
     const denies = (rule: typeof deny | { toolName: string; command: string }, command: string): boolean =>
       ruleMatches(rule, bash(command), undefined, "any");
@@ -123,11 +123,26 @@ describe("approval rules: what a rule matches", () => {
       "/bin/bash -lc 'rm -rf x'",
       "sh -c rm",
       "echo rm; ls",
+      // Programs that run the words after them, whichever they are: no list of launchers is needed.
+      "chrt 0 rm -rf x",
+      "unshare rm -rf x",
+      "fakeroot rm -rf x",
+      "pkexec rm -rf x",
+      "systemd-run rm -rf x",
+      "nsenter -t 1 -m rm -rf x",
+      "firejail rm -rf x",
+      "bwrap --bind / / rm -rf x",
+      // Conservative: rm only as an argument is denied too.
+      "grep rm notes.txt",
+      "/bin/bash -lc 'grep rm notes.txt'",
     ])
       expect(denies(deny, command), command).toBe(true);
-    // A simple command is compared word by word: another program, or rm only as an argument, is not denied.
-    for (const command of ["rmdir x", "ls -la", "grep rm notes.txt", "/bin/bash -lc 'grep rm notes.txt'", "echo hi; ls"])
-      expect(denies(deny, command), command).toBe(false);
+    // Another program whose words never name rm is not denied.
+    for (const command of ["rmdir x", "ls -la", "grep firm notes.txt", "echo hi; ls"]) expect(denies(deny, command), command).toBe(false);
+    // A deny of a program by its path names it by any path, or none.
+    const binRm = { toolName: "Bash", commandPrefix: "/bin/rm" };
+    for (const command of ["rm -rf x", "/usr/bin/rm -rf x", "chrt 0 rm x"]) expect(denies(binRm, command), command).toBe(true);
+    expect(denies(binRm, "rmdir x")).toBe(false);
     // The rest of a prefix must follow the denied program, where the words show it.
     const push = { toolName: "Bash", commandPrefix: "git push" };
     expect(denies(push, "cd repo && git push origin main")).toBe(true);
@@ -179,6 +194,7 @@ describe("approval rules: what a rule matches", () => {
     expect(ruleMatches(deny, grep({ pattern: "KEY", path: "/repo/secretx" }), undefined, "any")).toBe(false);
     const allow = { toolName: "Grep", pathPrefix: "/repo/src" };
     expect(ruleMatches(allow, grep({ pattern: "KEY" }))).toBe(false);
+    expect(ruleMatches(allow, { ...grep({ pattern: "KEY" }), cwd: "/repo/src" })).toBe(false);
     expect(ruleMatches(allow, grep({ pattern: "KEY", path: "/repo" }))).toBe(false);
     expect(ruleMatches(allow, grep({ pattern: "KEY", path: "src" }))).toBe(false);
     expect(ruleMatches(allow, grep({ pattern: "KEY", path: "/repo/src/deep" }))).toBe(true);
@@ -202,6 +218,39 @@ describe("approval rules: what a rule matches", () => {
     } finally {
       rmSync(root, { recursive: true, force: true });
     }
+  });
+
+  it("a deny path rule places an ask naming no file, or a relative one, in the run's working directory when it is known", () => {
+    const grep = (input: Record<string, unknown>, cwd: string): ApprovalAsk & { cwd: string } => ({
+      kind: "permission",
+      title: "Grep",
+      toolName: "Grep",
+      input,
+      cwd,
+    });
+    const deny = { toolName: "Grep", pathPrefix: "/home/u/.ssh" };
+    // A search of a working directory elsewhere does not reach the denied folder.
+    expect(ruleMatches(deny, grep({ pattern: "TODO" }, "/work/proj"), undefined, "any")).toBe(false);
+    expect(ruleMatches(deny, grep({ pattern: "TODO", path: "src" }, "/work/proj"), undefined, "any")).toBe(false);
+    expect(ruleMatches(deny, grep({ pattern: "TODO", path: "../../home/u" }, "/work/proj"), undefined, "any")).toBe(true);
+    // A search of the folder holding it, or of the folder itself, does.
+    expect(ruleMatches(deny, grep({ pattern: "TODO" }, "/home/u"), undefined, "any")).toBe(true);
+    expect(ruleMatches(deny, grep({ pattern: "TODO" }, "/home/u/.ssh/keys"), undefined, "any")).toBe(true);
+    expect(ruleMatches(deny, grep({ pattern: "TODO", path: ".ssh" }, "/home/u"), undefined, "any")).toBe(true);
+    expect(ruleMatches(deny, grep({ pattern: "TODO", path: "docs" }, "/home/u"), undefined, "any")).toBe(false);
+  });
+
+  it("a deny remembered with an answer is checked against the ask as a deny matches it, an allow exactly", () => {
+    const grep = { id: "a1", kind: "permission", toolName: "Grep", input: { pattern: "key" } };
+    const rule = { toolName: "Grep", pathPrefix: "/home/u/.ssh" };
+    expect(rememberError(rule, grep, "deny()", "deny")).toBeUndefined();
+    expect(rememberError(rule, grep, "approve()")?.field).toBe("remember.pathPrefix");
+    expect(rememberError(rule, { ...grep, cwd: "/home/u" }, "deny()", "deny")).toBeUndefined();
+    expect(rememberError(rule, { ...grep, cwd: "/work/proj" }, "deny()", "deny")?.field).toBe("remember");
+    // A deny of rm remembered answering `sudo rm -rf x` matches it as the run will.
+    const sudo = { id: "a2", kind: "permission", toolName: "Bash", input: { command: "sudo rm -rf x" } };
+    expect(rememberError({ toolName: "Bash", commandPrefix: "rm" }, sudo, "deny()", "deny")).toBeUndefined();
+    expect(rememberError({ toolName: "Bash", commandPrefix: "rm" }, sudo, "approve()")?.field).toBe("remember");
   });
 
   it("a tool-only rule matches every ask about the tool", () => {
@@ -420,6 +469,30 @@ describe("approval rules in a run", () => {
     });
     expect(requests.map((r) => r.title)).toEqual(["Bash: ls -la"]);
     expect(decisions).toEqual([...denied.map(() => ({ outcome: "deny", reason: "denied by policy rule" })), { outcome: "approve" }]);
+  });
+
+  it("a policy deny path rule lets a search of a working directory elsewhere through and denies one of a folder holding it", async () => {
+    const root = mkdtempSync(join(tmpdir(), "adaptor-cwd-rule-"));
+    try {
+      mkdirSync(join(root, "proj"));
+      mkdirSync(join(root, "home", ".ssh"), { recursive: true });
+      const grep: ApprovalAsk = { kind: "permission", title: "Grep", toolName: "Grep", input: { pattern: "TODO" } };
+      const policy: Policy = {
+        approvals: { permission: "ask", rules: [{ toolName: "Grep", pathPrefix: join(root, "home", ".ssh"), outcome: "deny" }] },
+      };
+      const asked = async (cwd: string) => {
+        const agent = new Agent(askingInOrder([grep]), { onApproval: (request) => request.approve() });
+        try {
+          return JSON.parse((await agent.run("p", { policy, cwd })).text) as ApprovalDecision[];
+        } finally {
+          await agent.close();
+        }
+      };
+      expect(await asked(join(root, "proj"))).toEqual([{ outcome: "approve" }]);
+      expect(await asked(join(root, "home"))).toEqual([{ outcome: "deny", reason: "denied by policy rule" }]);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
   });
 
   it("deny(reason, { remember }) denies later matching asks with the same reason, and wins over a remembered allow", async () => {

@@ -73,7 +73,7 @@ describe("withAdditionalDirectories", () => {
     },
   );
 
-  it("workspace_write: a directory containing the run's Codex home (itself, an ancestor, or a link to one) is refused", () => {
+  it("workspace_write: a directory containing the run's Codex home (itself, an ancestor, or a link to one), or inside it, is refused", () => {
     const root = mkdtempSync(join(tmpdir(), "codex-dirs-"));
     cleanups.push(root);
     const home = join(root, "home", ".codex");
@@ -84,7 +84,20 @@ describe("withAdditionalDirectories", () => {
       expect(isError(error, ErrInvalidOption)).toBe(true);
       expect(error).toMatchObject({ field: "additionalDirectories[0]", reason: expect.stringContaining("the Codex home") as string });
     }
-    expect(plan({ sandbox: "workspace_write" }, [join(home, "sub")], {}, home).writableRoots).toEqual([join(home, "sub")]);
+    // Inside the home (its rules, hooks), also by a link: codex obeys what is there.
+    mkdirSync(join(home, "rules"));
+    symlinkSync(join(home, "rules"), join(root, "to-rules"));
+    for (const directory of [join(home, "rules"), join(root, "to-home", ".codex", "hooks"), join(root, "to-rules")]) {
+      const error = thrown(() => plan({ sandbox: "workspace_write" }, ["/data", directory], {}, home));
+      expect(isError(error, ErrInvalidOption), directory).toBe(true);
+      expect(error).toMatchObject({
+        field: "additionalDirectories[1]",
+        reason: expect.stringContaining("inside the Codex home") as string,
+      });
+    }
+    expect(plan({ sandbox: "workspace_write" }, [join(root, "home-sibling")], {}, home).writableRoots).toEqual([
+      join(root, "home-sibling"),
+    ]);
     expect(plan({ sandbox: "read_only" }, ["/"], {}, home).readOnlyDirectories).toEqual(["/"]);
   });
 

@@ -22,8 +22,9 @@ export const DIRECTORIES_WITHOUT_SANDBOX =
  *   exist, its nearest existing ancestor's): codex is given the real directory, so a link swapped
  *   after launch changes nothing, and the enforcement report names the directory as given and,
  *   when they differ, the real one ({@link CodexPolicyPlan.requestedDirectories}). A directory
- *   that is the filesystem root, or that contains the Codex home the run uses (`codexHome`: its
- *   config.toml would become writable, and with it the sandbox), is refused;
+ *   that is the filesystem root, that contains the Codex home the run uses (`codexHome`: its
+ *   config.toml would become writable, and with it the sandbox), or that is inside it (`rules/`,
+ *   hooks and the rest of what codex obeys), is refused;
  * - `read-only`: accepted, writes not widened: codex's read-only sandbox lets commands read every
  *   path already, so the directories are readable and stay unwritable ({@link CodexPolicyPlan.readOnlyDirectories}
  *   for the report);
@@ -35,8 +36,8 @@ export const DIRECTORIES_WITHOUT_SANDBOX =
  * ({@link DIRECTORIES_WITHOUT_SANDBOX}); InvalidOptionError (subject `run`, field
  * `additionalDirectories`) under `workspace-write` when `codex({ configOverrides })` sets the
  * writable roots too (one of the two would be dropped); InvalidOptionError (subject `run`, field
- * `additionalDirectories[i]`) under `workspace-write` for a directory that resolves to `/` or
- * contains `codexHome`. All before launch.
+ * `additionalDirectories[i]`) under `workspace-write` for a directory that resolves to `/`,
+ * contains `codexHome` or is inside it. All before launch.
  */
 export function withAdditionalDirectories(
   plan: CodexPolicyPlan,
@@ -62,7 +63,9 @@ export function withAdditionalDirectories(
         ? "the filesystem root"
         : containsPath(real, home)
           ? `the Codex home ${JSON.stringify(home)} (its config.toml sets the sandbox)`
-          : undefined;
+          : containsPath(home, real)
+            ? `a directory inside the Codex home ${JSON.stringify(home)} (its rules and hooks decide what runs)`
+            : undefined;
     if (wide)
       throw new InvalidOptionError({
         subject: "run",

@@ -70,7 +70,7 @@ export function answerFits(
   if (answer.remember !== undefined) {
     if (answer.decision === "answer") return false;
     const ask = { id: approval.id, kind: approval.kind ?? "permission", toolName: approval.toolName, input: approval.input };
-    if (rememberError(answer.remember, ask, "answer") !== undefined) return false;
+    if (rememberError(answer.remember, ask, "answer", answer.decision === "deny" ? "deny" : "approve") !== undefined) return false;
   }
   return decisionRefusal(askFactsOf(approval.id, approval), decisionOf(answer), "answer") === undefined;
 }

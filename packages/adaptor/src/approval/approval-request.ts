@@ -8,7 +8,7 @@ import {
   ErrApprovalUnavailable,
 } from "../errors/sentinels.js";
 import type { ApprovalResponder } from "./approval-responder.js";
-import { rememberError, type ApprovalRule, type RememberRule } from "./approval-rule.js";
+import { rememberError, type ApprovalRule, type RememberRule, type RuleSubject } from "./approval-rule.js";
 import { elicitationContentError, elicitationFactsOf } from "./elicitation-content.js";
 
 /**
@@ -62,6 +62,8 @@ export interface ApprovalRequestInit {
    * "read_only"`); undefined when it may.
    */
   readonly rememberAllowRefused?: string | undefined;
+  /** The run's working directory, when known: a rule to remember is matched with the ask as the run's rules match it (`RuleSubject.cwd`). */
+  readonly cwd?: string | undefined;
 }
 
 /**
@@ -145,6 +147,7 @@ export class ApprovalRequest {
    */
   readonly suggestions: readonly ApprovalRule[];
   readonly #rememberAllowRefused: string | undefined;
+  readonly #cwd: string | undefined;
   readonly #responder: ApprovalResponder | undefined;
 
   /** @internal Requests are made by the SDK; one built by hand has no responder. */
@@ -165,6 +168,7 @@ export class ApprovalRequest {
     this.attempt = init.attempt;
     this.suggestions = init.suggestions ?? [];
     this.#rememberAllowRefused = init.rememberAllowRefused;
+    this.#cwd = init.cwd;
     this.#responder = responder;
   }
 
@@ -198,7 +202,7 @@ export class ApprovalRequest {
     const updatedInput = options.updatedInput === undefined ? undefined : jsonSnapshot(options.updatedInput, "approve()");
     const decision: ApprovalDecision = updatedInput === undefined ? { outcome: "approve" } : { outcome: "approve", updatedInput };
     if (remember !== undefined) {
-      const invalid = rememberError(remember, this, "approve()") ?? this.#allowRefusal(updatedInput);
+      const invalid = rememberError(remember, this.#subject(), "approve()") ?? this.#allowRefusal(updatedInput);
       if (invalid) throw invalid;
     }
     const refused = decisionRefusal(this, decision, "approve()");
@@ -217,7 +221,7 @@ export class ApprovalRequest {
   deny(reason = DEFAULT_DENY_REASON, options: { remember?: RememberRule } = {}): void {
     const { remember } = options;
     if (remember !== undefined) {
-      const invalid = rememberError(remember, this, "deny()");
+      const invalid = rememberError(remember, this.#subject(), "deny()", "deny");
       if (invalid) throw invalid;
     }
     this.#settle({ outcome: "deny", reason }, remember);
@@ -238,6 +242,11 @@ export class ApprovalRequest {
   }
 
   /** Why an approve may not remember its rule: an edited input, or a confining policy. */
+  /** This ask as a rule is matched with it. */
+  #subject(): RuleSubject & { readonly id: string } {
+    return { id: this.id, kind: this.kind, toolName: this.toolName, input: this.input, cwd: this.#cwd };
+  }
+
   #allowRefusal(updatedInput: unknown): InvalidOptionError | undefined {
     const refuse = (reason: string): InvalidOptionError => new InvalidOptionError({ subject: "approve()", field: "remember", reason });
     if (updatedInput !== undefined)

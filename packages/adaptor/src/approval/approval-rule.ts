@@ -26,9 +26,11 @@ export interface ApprovalRule {
    * substitution, expansion, quote or parenthesis (`;`, `&`, `|`, `<`, `>`, a backtick, `$`, `~`,
    * `*`, `?`, `[`, `{`, `(`, `)`, `\`, `'`, `"`, a newline) never matches an allow prefix, so
    * `npm test && rm -rf x` and `npm test $HOME` are asked. A deny rule's `command` or prefix is
-   * matched conservatively: a command that is not one simple command (`rm -rf x; true`,
-   * `/bin/rm -rf x`, `FOO=1 rm -rf x`, `sudo rm -rf x`) matches when the rule's first word is any
-   * of its words; a deny rule is not a sandbox all the same (a script that runs `rm` is not found).
+   * matched conservatively: a command matches when the rule's first word is any of its words (by
+   * the last part of its path) and the rule's other words follow in order (`rm -rf x; true`,
+   * `/bin/rm -rf x`, `FOO=1 rm -rf x`, `sudo rm -rf x`, `chrt 0 rm -rf x`, even `grep rm notes.txt`
+   * match a deny of `rm`; `rmdir x` does not); a deny rule is not a sandbox all the same (a script
+   * that runs `rm` is not found).
    * A prefix may not start with a variable assignment (`FOO=1`) nor hold one of those characters
    * itself (it could never match: give the whole command as `command`); no field of a rule may
    * hold a NUL character.
@@ -39,7 +41,9 @@ export interface ApprovalRule {
    * patch's files, and every other string under a field named like a path, file, folder or
    * destination, at any depth) is this folder or inside it, compared after resolving `.`, `..` and
    * the symbolic links of the part that exists (a link inside the folder that leads out does not
-   * match). An ask that names no file, or a relative one, does not match. So a shell tool's ask
+   * match). An ask that names no file, or a relative one, does not match an allow; a deny reads it
+   * in the run's working directory, and matches any file inside the folder or a folder holding it
+   * (see {@link ruleMatches}). So a shell tool's ask
    * (`Bash`, `shell`, `terminal/create`: a command, no file) never does: a rule giving both is
    * refused (`InvalidPolicyError` before launch, `InvalidOptionError` for `remember`); deny the
    * commands with a `command` or `commandPrefix` rule, or confine them with a sandbox.
@@ -81,11 +85,17 @@ export interface RememberedRule {
   readonly decision: Extract<ApprovalDecision, { outcome: "approve" } | { outcome: "deny" }>;
 }
 
-/** What a rule is compared with: the ask's kind, tool and input. */
+/** What a rule is compared with: the ask's kind, tool and input, and the run's working directory. */
 export interface RuleSubject {
   readonly kind: string;
   readonly toolName?: string | undefined;
   readonly input?: unknown;
+  /**
+   * The working directory of the run that asks (the CLI's), when known: a deny path rule reads an
+   * ask naming no file as naming it (a search of the working directory) and resolves a relative
+   * file against it. Undefined: such asks match every deny path rule of the tool (it fails closed).
+   */
+  readonly cwd?: string | undefined;
 }
 
 /**
@@ -171,18 +181,6 @@ export function commandsOf(input: unknown): string[] {
   return inner === undefined || inner === command ? [command] : [command, inner];
 }
 
-/**
- * Programs whose arguments name another command they run (`sudo rm -rf x`, `xargs rm`,
- * `find . -exec rm {} +`), shell keywords that run the command after them (`! rm`, `time rm`),
- * and shells a wrapper the matcher could not unwrap runs: a command starting with one is not
- * reduced to one simple command (see {@link denyMatches}).
- */
-const LAUNCHERS: ReadonlySet<string> = new Set(
-  (
-    "! . bash builtin busybox chroot command coproc csh dash doas env eval exec fish find flock ionice ksh mksh nice " +
-    "nohup parallel runuser script setsid sh source ssh stdbuf strace su sudo taskset tcsh time timeout unbuffer watch xargs zsh"
-  ).split(" "),
-);
 /** The shells' word separators: blanks and the operators that end a command or start a nested one. */
 const WORD_BREAK = /[\s;&|<>()`{}=$]+/;
 
@@ -211,15 +209,13 @@ function innermost(input: unknown): string | undefined {
  * Whether a deny `rule` (a `command` or `commandPrefix` one) names the ask's command, matched
  * conservatively, so a command that runs the denied program in a form the matcher cannot read is
  * denied too. The command is first unwrapped from the shell wrappers the matcher reads
- * ({@link wrappedCommand}). When what is left is one simple command (no shell operator,
- * substitution, expansion, quote or parenthesis; its first word neither a path nor a variable
- * assignment nor a launcher such as `sudo`, `env`, `command`, `exec`, `xargs` or a shell), its words
- * are compared with the rule's: the same words for `command`, the rule's words first for
- * `commandPrefix`. Otherwise (`rm -rf x; true`, `/bin/rm -rf x`, `FOO=1 rm -rf x`,
- * `sudo rm -rf x`, `bash -lc $'rm -rf x'`) the rule matches when its first word is any word of the
- * command, compared by basename after quotes and backslashes are dropped, and its other words
- * follow in order. A program the command runs in a way no word shows (a script, a variable, an
- * alias, a glob) is not found: a deny rule is not a sandbox.
+ * ({@link wrappedCommand}). The rule then matches when its first word is any word of the command
+ * (`rm -rf x; true`, `/bin/rm -rf x`, `FOO=1 rm -rf x`, `sudo rm -rf x`, `chrt 0 rm -rf x`,
+ * `bash -lc $'rm -rf x'`, and also `grep rm notes.txt`), compared by basename after quotes and
+ * backslashes are dropped (a deny of `/bin/rm` matches `rm -rf x`), and its other words follow in
+ * order. No list of launchers is kept: any program may run the words after it. A program the
+ * command runs in a way no word shows (a script, a variable, an alias, a glob) is not found: a deny
+ * rule is not a sandbox.
  */
 function denyMatches(rule: ApprovalRule, input: unknown): boolean {
   const ruleText = rule.command ?? rule.commandPrefix;
@@ -227,15 +223,6 @@ function denyMatches(rule: ApprovalRule, input: unknown): boolean {
   if (rule.command !== undefined && commandsOf(input).includes(rule.command)) return true;
   const command = innermost(input);
   if (command === undefined) return false;
-  const wanted = ruleText.split(/\s+/).filter((word) => word !== "");
-  if (wanted.length === 0) return false;
-  const words = command.split(/\s+/).filter((word) => word !== "");
-  const first = words[0];
-  const simple = first !== undefined && !SHELL_OPERATOR.test(command) && !/[/=]/.test(first) && !LAUNCHERS.has(first);
-  if (simple) {
-    if (rule.command !== undefined && words.length !== wanted.length) return false;
-    return wanted.every((word, index) => words[index] === word);
-  }
   const loosely = (text: string): string[] =>
     text
       .replace(/[\\'"]/g, "")
@@ -377,7 +364,9 @@ function insideReally(file: string, folder: string, realFolder: string): boolean
  * ask's files, links resolved, with `realFolder` (default: the rule's folder with its links
  * resolved now): for an allow (`files` `"every"`, the default) every file must be inside it; for a
  * deny (`"any"`) one file inside it is enough, literally or once links are resolved, so an edit that
- * also touches a file elsewhere cannot carry a denied file past the deny. A command rule compares
+ * also touches a file elsewhere cannot carry a denied file past the deny, and so is a folder that
+ * holds it (a search of an ancestor); a deny reads an ask naming no file as naming the subject's
+ * `cwd` and resolves relative files against it (without a `cwd`, such asks match). A command rule compares
  * the ask's command exactly for an allow (a prefix never matches a command holding a shell
  * operator), conservatively for a deny ({@link denyMatches}: `rm -rf x; true` and `sudo rm -rf x`
  * match a deny of `rm`).
@@ -394,11 +383,15 @@ export function ruleMatches(rule: ApprovalRule, subject: RuleSubject, realFolder
     if (!commandsOf(subject.input).some(matches)) return false;
   }
   if (rule.pathPrefix !== undefined) {
-    const paths = pathsOf(subject.input);
-    // A deny fails closed: an ask naming no file (a search of the working directory), or naming
-    // one by a relative path, cannot be shown to stay out of the folder.
-    if (paths.length === 0) return files === "any";
-    const named = [...paths, ...pathFieldStrings(subject.input)];
+    const cwd = subject.cwd === undefined ? undefined : path.resolve(subject.cwd);
+    // For a deny, an ask naming no file names the working directory (a search of it), and a
+    // relative file is resolved against it; when it is unknown, the deny fails closed: such an ask
+    // cannot be shown to stay out of the folder.
+    const asked = pathsOf(subject.input);
+    if (asked.length === 0 && (files === "every" || cwd === undefined)) return files === "any";
+    const resolved = (file: string): string => (files === "any" && cwd !== undefined ? path.resolve(cwd, file) : file);
+    const paths = asked.length === 0 ? [cwd!] : asked.map(resolved);
+    const named = [...paths, ...pathFieldStrings(subject.input).map(resolved)];
     const folder = realFolder ?? realPath(rule.pathPrefix);
     if (files === "any") {
       const touches = (file: string): boolean =>
@@ -495,13 +488,15 @@ function shellPathReason(toolName: string): string {
 /**
  * Checks a rule to remember with an answer to `subject`: only the rule's keys (another key is
  * refused, with the closest name), the shape of {@link ruleShapeError}, a `scope` of `run`, and
- * matching the ask it answers.
+ * matching the ask it answers as the run will match it: an allow's (`outcome` `"approve"`, the
+ * default) exactly, a deny's conservatively ({@link ruleMatches} with `"any"`).
  * @returns the `InvalidOptionError` (subject `subject`, field `remember` or `remember.<field>`), or undefined.
  */
 export function rememberError(
   remember: unknown,
   ask: RuleSubject & { readonly id: string },
   subject: string,
+  outcome: "approve" | "deny" = "approve",
 ): InvalidOptionError | undefined {
   const refuse = (field: string, reason: string): InvalidOptionError => new InvalidOptionError({ subject, field, reason });
   if (typeof remember === "object" && remember !== null && !Array.isArray(remember)) {
@@ -524,9 +519,13 @@ export function rememberError(
   const shape = ruleShapeError(remember, "remember");
   if (shape) return refuse(shape.field, shape.reason);
   if (ask.kind !== "permission") return refuse("remember", `cannot be remembered for a ${ask.kind} (only permission asks)`);
-  if (!ruleMatches(remember as ApprovalRule, ask)) {
-    // A path rule answering an ask that names no file (an ACP agent's shell tool) can never match.
-    if ((remember as ApprovalRule).pathPrefix !== undefined && pathsOf(ask.input).length === 0)
+  // A path rule answering an ask that names no file but a command (an ACP agent's shell tool) can
+  // never match it by its files.
+  const pathless = pathsOf(ask.input).length === 0;
+  if ((remember as ApprovalRule).pathPrefix !== undefined && pathless && commandOf(ask.input) !== undefined)
+    return refuse("remember.pathPrefix", shellPathReason(ask.toolName ?? "this tool"));
+  if (!ruleMatches(remember as ApprovalRule, ask, undefined, outcome === "deny" ? "any" : "every")) {
+    if (outcome === "approve" && (remember as ApprovalRule).pathPrefix !== undefined && pathless)
       return refuse("remember.pathPrefix", shellPathReason(ask.toolName ?? "this tool"));
     return refuse("remember", `does not match approval ${ask.id} (${ask.toolName ?? ask.kind}); a rule must match the request it answers`);
   }

@@ -15,6 +15,7 @@ import {
   suggestRules,
   type ApprovalRule,
   type RememberedRule,
+  type RuleSubject,
 } from "../approval/approval-rule.js";
 import type { StoredAnswers } from "../suspend/turn-data.js";
 import { presetRules, type ApprovalPolicyRule } from "../approval/policy-rules.js";
@@ -101,6 +102,8 @@ export class ApprovalBroker {
   readonly #rules = new ApprovalRules();
   /** The permission mode as set (before `inherit` resolves to `ask`), for host tools. */
   #permission: ApprovalMode;
+  /** The run's working directory once known ({@link setWorkingDirectory}), for path rules. */
+  #cwd: string | undefined;
 
   constructor(init: ApprovalBrokerInit) {
     this.#init = init;
@@ -133,6 +136,21 @@ export class ApprovalBroker {
   }
 
   /**
+   * Sets the working directory the run's CLI runs in (absolute, or relative to `process.cwd()`),
+   * once it is known: a deny path rule reads an ask naming no file as a search of it and resolves
+   * relative files against it. Until then (or when `undefined`, the driver's own default) such
+   * asks match every deny path rule of their tool.
+   */
+  setWorkingDirectory(cwd: string | undefined): void {
+    this.#cwd = cwd;
+  }
+
+  /** `ask` as the run's rules are matched with it. */
+  #subject(ask: Pick<ApprovalAsk, "kind" | "toolName" | "input">): RuleSubject {
+    return { kind: ask.kind, toolName: ask.toolName, input: ask.input, cwd: this.#cwd };
+  }
+
+  /**
    * The run's permission mode as currently set, `inherit` included (host tools run unasked under
    * it). Follows {@link setModes}.
    */
@@ -159,7 +177,7 @@ export class ApprovalBroker {
    */
   deniedBy(toolName: string, input: unknown): ApprovalRule | undefined {
     if (!this.#rules.denies) return undefined;
-    const remembered = this.#rules.match({ kind: "permission", toolName, input });
+    const remembered = this.#rules.match(this.#subject({ kind: "permission", toolName, input }));
     return remembered?.decision.outcome === "deny" ? remembered.rule : undefined;
   }
 
@@ -180,7 +198,7 @@ export class ApprovalBroker {
         this.#fail("approval_denied", `${ask.title}: denied by policy`, ask, 1);
       return decision;
     }
-    const remembered = this.#rules.match(ask);
+    const remembered = this.#rules.match(this.#subject(ask));
     if (remembered) return this.#byRule(ask, remembered);
     // A stored approval keeps no form schema or URL: an elicitation asked in a suspending turn (its
     // mode set to ask by setApprovalMode) is declined, never stored.
@@ -271,6 +289,7 @@ export class ApprovalBroker {
         attempt,
         suggestions: suggestRules(ask),
         rememberAllowRefused: this.#init.rememberAllowRefused,
+        cwd: this.#cwd,
       },
       responder,
     );

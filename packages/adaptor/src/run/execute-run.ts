@@ -197,6 +197,8 @@ export async function executeRun(setup: RunSetup): Promise<Result> {
         telemetry,
       }),
     );
+    // The CLI's working directory, now known, places the asks that name no file or a relative one.
+    broker.setWorkingDirectory(prep.request.cwd);
     // A hook that fails ends the run, as a failed approval handler does.
     hooks = options.hooks
       ? new HookRunner({

@@ -32,8 +32,17 @@ async function launched(directories: readonly string[], sandbox?: "read_only" | 
 }
 
 describe("--add-dir and the CLI's own home", () => {
-  it.each([["/"], ["//tmp/../"], [home], [join(root, "home")], [join(root, "to-home")], [root]])(
-    "%s (the filesystem root, or a directory holding the CLI home) is refused before launch, naming its index",
+  it.each([
+    ["/"],
+    ["//tmp/../"],
+    [home],
+    [join(root, "home")],
+    [join(root, "to-home")],
+    [root],
+    [join(home, "hooks")],
+    [join(root, "to-home", ".claude", "inner")],
+  ])(
+    "%s (the filesystem root, a directory holding the CLI home, or one inside it) is refused before launch, naming its index",
     async (directory) => {
       for (const sandbox of [undefined, "workspace_write"] as const) {
         const error = await launched([join(root, "data"), directory], sandbox);
@@ -43,11 +52,12 @@ describe("--add-dir and the CLI's own home", () => {
     },
   );
 
-  it("another directory, one inside the home, and any directory under read_only or unrestricted are passed as given", async () => {
-    expect(await launched([join(root, "data"), join(home, "inner")])).toEqual([
+  it("another directory, and any directory under read_only or unrestricted, are passed as given", async () => {
+    expect(await launched([join(root, "data"), join(root, "home", "other")])).toEqual([
       `--add-dir=${join(root, "data")}`,
-      `--add-dir=${join(home, "inner")}`,
+      `--add-dir=${join(root, "home", "other")}`,
     ]);
+    expect(await launched([join(home, "hooks")], "read_only")).toEqual([`--add-dir=${join(home, "hooks")}`]);
     expect(await launched(["/"], "read_only")).toEqual(["--add-dir=/"]);
     expect(await launched([home], "unrestricted")).toEqual([`--add-dir=${home}`]);
   });

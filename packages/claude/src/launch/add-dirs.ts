@@ -7,9 +7,10 @@ import { claudeProjectsDir } from "../session-state/claude-session-transfer.js";
 
 /**
  * Refuses, before launch, an `additionalDirectories` entry that would open the CLI's own
- * configuration to its file tools: one that resolves (symbolic links followed) to `/`, or that
+ * configuration to its file tools: one that resolves (symbolic links followed) to `/`, that
  * contains the CLI home the run uses (`CLAUDE_CONFIG_DIR`, else `~/.claude`: its settings.json
- * sets the permissions and hooks the policy relies on). Not checked under sandbox `read_only`
+ * sets the permissions and hooks the policy relies on), or that is inside it (`hooks/`, agents,
+ * commands: what the CLI obeys). Not checked under sandbox `read_only`
  * (writes there stay refused) or `unrestricted` (every path is open already).
  * @throws InvalidOptionError (subject `run`, field `additionalDirectories[i]`).
  */
@@ -21,7 +22,13 @@ export function checkAddDirs(config: ClaudeConfig, request: Pick<DriverRequest, 
   directories.forEach((directory, index) => {
     const real = realDirectory(directory);
     const wide =
-      real === "/" ? "the filesystem root" : containsPath(real, home) ? `the Claude Code home ${JSON.stringify(home)}` : undefined;
+      real === "/"
+        ? "the filesystem root"
+        : containsPath(real, home)
+          ? `the Claude Code home ${JSON.stringify(home)}`
+          : containsPath(home, real)
+            ? `a directory inside the Claude Code home ${JSON.stringify(home)} (its hooks and settings)`
+            : undefined;
     if (wide)
       throw new InvalidOptionError({
         subject: "run",
