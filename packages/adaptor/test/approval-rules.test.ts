@@ -132,6 +132,9 @@ describe("approval rules: what a rule matches", () => {
       "nsenter -t 1 -m rm -rf x",
       "firejail rm -rf x",
       "bwrap --bind / / rm -rf x",
+      // Brace expansion makes the program a word of its own.
+      "{rm,-rf,x}",
+      "/bin/bash -lc '{rm,-rf,x}'",
       // Conservative: rm only as an argument is denied too.
       "grep rm notes.txt",
       "/bin/bash -lc 'grep rm notes.txt'",

@@ -182,7 +182,7 @@ export function commandsOf(input: unknown): string[] {
 }
 
 /** The shells' word separators: blanks and the operators that end a command or start a nested one. */
-const WORD_BREAK = /[\s;&|<>()`{}=$]+/;
+const WORD_BREAK = /[\s;&|<>()`{}=$,]+/;
 
 /** The last part of a command word's path (`/bin/rm` → `rm`). */
 function basename(word: string): string {
