@@ -236,11 +236,19 @@ export class ClaudeDriver implements Driver {
     const signature = claudeLaunchSignature(this.config, first);
     // The CLI goes on with start-up work after answering initialize (settings, plugins, hooks), and
     // assembles the first prompt's context lazily: let both happen here rather than in the first turn.
+    // A CLI silent for stallTimeoutMs while it is made ready (an initialize never answered) ends
+    // the pre-warm with the stall's TIMEOUT, as it would end a run.
     const ready = async (session: ClaudeSession): Promise<void> => {
-      await this.#confirmVersion(session, signal);
-      if (!session.initialized) await session.initialize(signal);
-      await session.warmContext(signal);
-      await waitForCpuIdle(session.proc.pid, { signal });
+      const watchdog = new StallWatchdog(session.proc, { timeoutMs: this.config.stallTimeoutMs, device: DEVICE });
+      const readySignal = AbortSignal.any([signal, watchdog.signal]);
+      try {
+        await this.#confirmVersion(session, readySignal);
+        if (!session.initialized) await session.initialize(readySignal);
+        await session.warmContext(readySignal);
+        await waitForCpuIdle(session.proc.pid, { signal: readySignal });
+      } finally {
+        watchdog.close();
+      }
       this.#prewarmed.add(session);
     };
     await this.#pool.prewarm(signature, () => this.#spawn(first, IDLE_SINK, signature, signal), ready, signal, "claude process");

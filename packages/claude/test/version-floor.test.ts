@@ -1,5 +1,6 @@
 import { beforeEach, describe, expect, it } from "vitest";
 import { forgetCliVersions } from "@adaptor/driver/kit";
+import { DriverError, ErrCode, findError } from "@adaptor/errors";
 import { describeVersionFloor, runDriver } from "@adaptor/driver/testing";
 import { fakeCliEnv, fakeCliPath, type FakeCliStep } from "@adaptor/testkit/fake-cli";
 import { claude, MIN_CLAUDE_VERSION, PINNED_CLAUDE_VERSION } from "../src/index.js";
@@ -64,5 +65,29 @@ describe("the pinned claude binary passes the version floor", () => {
 describe("the default claude binary's version is its package's", () => {
   it("read from @anthropic-ai/claude-code's package.json (no --version process): the pinned version", () => {
     expect(defaultClaudeVersion()).toBe(PINNED_CLAUDE_VERSION);
+  });
+});
+
+describe("claude: a pre-warm whose CLI never answers initialize", () => {
+  it("ends after stallTimeoutMs with the stall's TIMEOUT, the process ended, not when the host closes the driver", async () => {
+    const steps: FakeCliStep[] = [{ awaitStdinLine: true }, { hang: true }];
+    const driver = claude({
+      command: fakeCliPath,
+      env: fakeCliEnv(steps, { version: `${PINNED_CLAUDE_VERSION} (Claude Code)` }),
+      killGraceMs: 300,
+      stallTimeoutMs: 1500,
+    });
+    // Far beyond the stall: a pre-warm still waiting then ignored stallTimeoutMs.
+    const guard = AbortSignal.timeout(30_000);
+    try {
+      const error = await driver.prewarm({}, guard).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      const timeout = findError(error, DriverError);
+      expect([timeout?.code, timeout?.op, guard.aborted]).toEqual([ErrCode.Timeout, "stall", false]);
+    } finally {
+      await driver.close();
+    }
   });
 });

@@ -247,12 +247,20 @@ export class CodexDriver implements Driver {
           IDLE_SINK,
         ),
       async (session) => {
-        await confirmStartedVersion(
-          version,
-          () => session.reportedVersion(signal),
-          () => session.close(),
-        );
-        await session.prewarm(first, plan, signal);
+        // A codex silent for stallTimeoutMs while it is made ready (an initialize never answered)
+        // ends the pre-warm with the stall's TIMEOUT, as it would end a run.
+        const watchdog = new StallWatchdog(session.proc, { timeoutMs: this.config.stallTimeoutMs, device: "codex" });
+        const readySignal = AbortSignal.any([signal, watchdog.signal]);
+        try {
+          await confirmStartedVersion(
+            version,
+            () => session.reportedVersion(readySignal),
+            () => session.close(),
+          );
+          await session.prewarm(first, plan, readySignal);
+        } finally {
+          watchdog.close();
+        }
       },
       signal,
       "codex app-server",

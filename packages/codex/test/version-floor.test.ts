@@ -228,6 +228,24 @@ describe("codex app-server: confirming the version codex names in its initialize
     }
   });
 
+  it("a codex that never answers initialize ends a pre-warm after stallTimeoutMs with the stall's TIMEOUT", async () => {
+    const steps: FakeCliStep[] = [{ awaitStdinLine: true }, { hang: true }];
+    const env = fakeCliEnv(steps, { version: "codex-cli 0.171.0" });
+    const driver = codex({ command: fakeCliPath, env, killGraceMs: 300, stallTimeoutMs: 1500 });
+    // Far beyond the stall: a pre-warm still waiting then ignored stallTimeoutMs.
+    const guard = AbortSignal.timeout(30_000);
+    try {
+      const error = await driver.prewarm({}, guard).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      const timeout = findError(error, DriverError);
+      expect([timeout?.code, timeout?.op, guard.aborted]).toEqual([ErrCode.Timeout, "stall", false]);
+    } finally {
+      await driver.close();
+    }
+  });
+
   it("a codex that exits at start-up is the turn's classified agent_error with its exit code and stderr", async () => {
     const complaint = 'Error: loading config.toml: invalid type: string "x", expected a boolean for key `foo`';
     const steps: FakeCliStep[] = [{ stderr: `${complaint}\n` }, { exit: 1 }];
