@@ -40,10 +40,11 @@ export interface ApprovalRule {
    * An absolute folder: matches an ask whose every file (`file_path`, `path`, `notebook_path`, a
    * patch's files, and every other string under a field named like a path, file, folder or
    * destination, at any depth) is this folder or inside it, compared after resolving `.`, `..` and
-   * the symbolic links of the part that exists (a link inside the folder that leads out does not
-   * match). An ask that names no file, or a relative one, does not match an allow; a deny reads it
-   * in the run's working directory, and matches any file inside the folder or a folder holding it
-   * (see {@link ruleMatches}). So a shell tool's ask
+   * the symbolic links of the part that exists, a link whose target does not exist yet followed (a
+   * link inside the folder that leads out does not match). An ask that names no file, or a relative
+   * one, does not match an allow; a deny reads it in the run's working directory, and matches any
+   * file inside the folder or a folder holding it (docs/events.md, "Remembered rules"). So a shell
+   * tool's ask
    * (`Bash`, `shell`, `terminal/create`: a command, no file) never does: a rule giving both is
    * refused (`InvalidPolicyError` before launch, `InvalidOptionError` for `remember`); deny the
    * commands with a `command` or `commandPrefix` rule, or confine them with a sandbox.
