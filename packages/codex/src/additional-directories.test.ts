@@ -87,7 +87,14 @@ describe("withAdditionalDirectories", () => {
     // Inside the home (its rules, hooks), also by a link: codex obeys what is there.
     mkdirSync(join(home, "rules"));
     symlinkSync(join(home, "rules"), join(root, "to-rules"));
-    for (const directory of [join(home, "rules"), join(root, "to-home", ".codex", "hooks"), join(root, "to-rules")]) {
+    // A link to a folder of the home that does not exist yet: codex would create it there.
+    symlinkSync(join(home, "not-yet"), join(root, "to-not-yet"));
+    for (const directory of [
+      join(home, "rules"),
+      join(root, "to-home", ".codex", "hooks"),
+      join(root, "to-rules"),
+      join(root, "to-not-yet"),
+    ]) {
       const error = thrown(() => plan({ sandbox: "workspace_write" }, ["/data", directory], {}, home));
       expect(isError(error, ErrInvalidOption), directory).toBe(true);
       expect(error).toMatchObject({

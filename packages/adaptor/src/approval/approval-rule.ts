@@ -1,7 +1,7 @@
-import { lstatSync, readlinkSync, realpathSync } from "node:fs";
 import * as path from "node:path";
 import { InvalidOptionError } from "@adaptor/errors";
 import { closestOption } from "@adaptor/errors/internal";
+import { realDirectory } from "@adaptor/driver/kit";
 import type { ApprovalDecision } from "@adaptor/driver";
 
 /**
@@ -77,7 +77,7 @@ export interface RememberedRule {
   readonly context?: string | undefined;
   /**
    * For a path rule: its folder with symbolic links resolved when the rule was remembered
-   * ({@link realPath}). Later asks are compared with this folder, so a folder swapped for a link
+   * (the driver kit's `realDirectory`). Later asks are compared with this folder, so a folder swapped for a link
    * to elsewhere after the answer does not carry the rule there.
    */
   readonly realFolder?: string | undefined;
@@ -281,47 +281,6 @@ function pathFieldStrings(value: unknown, underPathField = false, depth = 0, out
   return out;
 }
 
-/**
- * `file` with its symbolic links resolved (absolute, `..` resolved): those of its longest existing
- * part, and a link whose target does not exist yet, followed to where a write through it would land.
- */
-export function realPath(file: string): string {
-  return followLinks(file, 0);
-}
-
-/** {@link realPath}, `hops` links already followed by hand. */
-function followLinks(file: string, hops: number): string {
-  let existing = path.resolve(file);
-  const rest: string[] = [];
-  for (;;) {
-    try {
-      return path.join(realpathSync(existing), ...rest.reverse());
-    } catch {
-      // A link whose target does not exist (yet): a write through it creates the target there, so
-      // it is followed by hand, as the kernel would.
-      const target = linkTarget(existing);
-      if (target !== undefined && hops < MAX_LINK_HOPS)
-        return followLinks(path.join(path.resolve(path.dirname(existing), target), ...rest.reverse()), hops + 1);
-      const parent = path.dirname(existing);
-      if (parent === existing) return path.resolve(file);
-      rest.push(path.basename(existing));
-      existing = parent;
-    }
-  }
-}
-
-/** How many links {@link realPath} follows by hand before it stops (the kernel's own limit). */
-const MAX_LINK_HOPS = 40;
-
-/** The target `file` names when it is a symbolic link, else undefined. */
-function linkTarget(file: string): string | undefined {
-  try {
-    return lstatSync(file).isSymbolicLink() ? readlinkSync(file) : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
 /** Canonical JSON of `value` (object keys sorted), for comparing inputs. */
 function canonical(value: unknown): string {
   return JSON.stringify(value, (_key, item: unknown) =>
@@ -357,7 +316,7 @@ function inside(file: string, folder: string): boolean {
  * folder's links resolved: now, or when its rule was remembered).
  */
 function insideReally(file: string, folder: string, realFolder: string): boolean {
-  return inside(file, folder) && path.isAbsolute(file) && inside(realPath(file), realFolder);
+  return inside(file, folder) && path.isAbsolute(file) && inside(realDirectory(file), realFolder);
 }
 
 /**
@@ -393,13 +352,14 @@ export function ruleMatches(rule: ApprovalRule, subject: RuleSubject, realFolder
     const resolved = (file: string): string => (files === "any" && cwd !== undefined ? path.resolve(cwd, file) : file);
     const paths = asked.length === 0 ? [cwd!] : asked.map(resolved);
     const named = [...paths, ...pathFieldStrings(subject.input).map(resolved)];
-    const folder = realFolder ?? realPath(rule.pathPrefix);
+    const folder = realFolder ?? realDirectory(rule.pathPrefix);
     if (files === "any") {
       const touches = (file: string): boolean =>
-        path.isAbsolute(file) && (inside(file, rule.pathPrefix!) || inside(realPath(file), folder));
+        path.isAbsolute(file) && (inside(file, rule.pathPrefix!) || inside(realDirectory(file), folder));
       // A file the ask names by a relative path, or a folder holding the denied one (a search of
       // an ancestor, such as Grep's `path`), reaches into it.
-      const reaches = (file: string): boolean => !path.isAbsolute(file) || inside(rule.pathPrefix!, file) || inside(folder, realPath(file));
+      const reaches = (file: string): boolean =>
+        !path.isAbsolute(file) || inside(rule.pathPrefix!, file) || inside(folder, realDirectory(file));
       if (!named.some(touches) && !paths.some(reaches)) return false;
     } else if (!named.every((file) => insideReally(file, rule.pathPrefix!, folder))) return false;
   }

@@ -1,5 +1,6 @@
 import * as path from "node:path";
-import { realPath, ruleShapeError, type ApprovalRule, type RememberedRule } from "./approval-rule.js";
+import { realDirectory } from "@adaptor/driver/kit";
+import { ruleShapeError, type ApprovalRule, type RememberedRule } from "./approval-rule.js";
 
 /**
  * A rule the host gives before the run (`policy.approvals.rules`): the SDK answers every later
@@ -130,7 +131,7 @@ export function presetRules(rules: readonly ApprovalPolicyRule[] = []): Remember
       ...(rule.pathPrefix !== undefined ? { pathPrefix: rule.pathPrefix } : {}),
     },
     scope: "run",
-    realFolder: rule.pathPrefix !== undefined ? realPath(rule.pathPrefix) : undefined,
+    realFolder: rule.pathPrefix !== undefined ? realDirectory(rule.pathPrefix) : undefined,
     decision: outcome === "approve" ? { outcome: "approve" } : { outcome: "deny", reason: reason ?? POLICY_RULE_DENY_REASON },
   }));
 }

@@ -1,5 +1,6 @@
 import { isError } from "@adaptor/errors";
 import type { ApprovalAsk, ApprovalDecision, ApprovalKind, ApprovalMode, DriverFailure } from "@adaptor/driver";
+import { realDirectory } from "@adaptor/driver/kit";
 import { v7 as uuidv7 } from "uuid";
 import { ErrApprovalResolved } from "../errors/sentinels.js";
 import type { EventQueue } from "../events/event-queue.js";
@@ -10,7 +11,6 @@ import type { ApprovalSettings } from "../approval/approval-settings.js";
 import {
   ApprovalRules,
   contextOf,
-  realPath,
   ruleOf,
   suggestRules,
   type ApprovalRule,
@@ -373,7 +373,7 @@ export class ApprovalBroker {
       rule,
       scope,
       context: contextOf(rule, request.input),
-      realFolder: rule.pathPrefix !== undefined ? realPath(rule.pathPrefix) : undefined,
+      realFolder: rule.pathPrefix !== undefined ? realDirectory(rule.pathPrefix) : undefined,
       decision: decision.outcome === "approve" ? { outcome: "approve" } : decision,
     });
     this.#init.queue.push({
