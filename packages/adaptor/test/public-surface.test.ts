@@ -185,6 +185,7 @@ describe("public surface", () => {
       "validateDriverConfig",
       "waitForProcessGone",
       "withDeadline",
+      "withStallWatchdog",
       "within",
     ]);
   });

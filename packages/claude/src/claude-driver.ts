@@ -27,6 +27,7 @@ import {
   confirmStartedVersion,
   spawnLimits,
   StallWatchdog,
+  withStallWatchdog,
   responseExit,
 } from "@adaptor/driver/kit";
 import { forceKilledError, rawStreams, spawnCli, waitForCpuIdle } from "@adaptor/driver/process";
@@ -239,16 +240,13 @@ export class ClaudeDriver implements Driver {
     // A CLI silent for stallTimeoutMs while it is made ready (an initialize never answered) ends
     // the pre-warm with the stall's TIMEOUT, as it would end a run.
     const ready = async (session: ClaudeSession): Promise<void> => {
-      const watchdog = new StallWatchdog(session.proc, { timeoutMs: this.config.stallTimeoutMs, device: DEVICE });
-      const readySignal = AbortSignal.any([signal, watchdog.signal]);
-      try {
+      const stall = { timeoutMs: this.config.stallTimeoutMs, device: DEVICE };
+      await withStallWatchdog(session.proc, stall, signal, async (readySignal) => {
         await this.#confirmVersion(session, readySignal);
         if (!session.initialized) await session.initialize(readySignal);
         await session.warmContext(readySignal);
         await waitForCpuIdle(session.proc.pid, { signal: readySignal });
-      } finally {
-        watchdog.close();
-      }
+      });
       this.#prewarmed.add(session);
     };
     await this.#pool.prewarm(signature, () => this.#spawn(first, IDLE_SINK, signature, signal), ready, signal, "claude process");

@@ -22,6 +22,7 @@ import {
   IDLE_SINK,
   ProcessPool,
   StallWatchdog,
+  withStallWatchdog,
 } from "@adaptor/driver/kit";
 import type { CliProcess } from "@adaptor/driver/process";
 import { AppServerSession } from "./app-server/app-server-session.js";
@@ -249,18 +250,15 @@ export class CodexDriver implements Driver {
       async (session) => {
         // A codex silent for stallTimeoutMs while it is made ready (an initialize never answered)
         // ends the pre-warm with the stall's TIMEOUT, as it would end a run.
-        const watchdog = new StallWatchdog(session.proc, { timeoutMs: this.config.stallTimeoutMs, device: "codex" });
-        const readySignal = AbortSignal.any([signal, watchdog.signal]);
-        try {
+        const stall = { timeoutMs: this.config.stallTimeoutMs, device: "codex" };
+        await withStallWatchdog(session.proc, stall, signal, async (readySignal) => {
           await confirmStartedVersion(
             version,
             () => session.reportedVersion(readySignal),
             () => session.close(),
           );
           await session.prewarm(first, plan, readySignal);
-        } finally {
-          watchdog.close();
-        }
+        });
       },
       signal,
       "codex app-server",

@@ -46,7 +46,13 @@ export { mcpToolOf, type McpServerTools, type McpToolCallNames, type McpToolRef 
 export { knownInput } from "./tool-call/known-input.js";
 export { sessionInit, type SessionOpened } from "./session-init.js";
 export { installedPackageVersion } from "./version-floor/package-version.js";
-export { StallWatchdog, DEFAULT_STALL_TIMEOUT_MS, type OutputCounter, type StallWatchdogOptions } from "./stall/stall-watchdog.js";
+export {
+  StallWatchdog,
+  withStallWatchdog,
+  DEFAULT_STALL_TIMEOUT_MS,
+  type OutputCounter,
+  type StallWatchdogOptions,
+} from "./stall/stall-watchdog.js";
 export { endTurnBackground, BACKGROUND_ENDED_MESSAGE, BACKGROUND_LEFT_MESSAGE } from "./cancel/turn-background.js";
 export { closingQuote, hasRawControl } from "./json-text/json-string-scan.js";
 export { LineTemplate } from "./json-text/line-template.js";

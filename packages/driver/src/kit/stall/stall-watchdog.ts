@@ -166,3 +166,23 @@ export class StallWatchdog implements Disposable {
     );
   }
 }
+
+/**
+ * Runs `work` with `signal` joined to a {@link StallWatchdog} on `source`: the signal `work` gets
+ * also aborts with the stall's DriverError `TIMEOUT` (op `"stall"`) once `source` wrote nothing for
+ * `options.timeoutMs`; the watchdog is closed when `work` settles. For a bounded step outside a run,
+ * such as making a pre-warmed process ready.
+ */
+export async function withStallWatchdog<T>(
+  source: OutputCounter,
+  options: StallWatchdogOptions,
+  signal: AbortSignal,
+  work: (signal: AbortSignal) => Promise<T>,
+): Promise<T> {
+  const watchdog = new StallWatchdog(source, options);
+  try {
+    return await work(AbortSignal.any([signal, watchdog.signal]));
+  } finally {
+    watchdog.close();
+  }
+}
