@@ -1,10 +1,10 @@
-import { existsSync } from "node:fs";
+import { existsSync, writeFileSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { whenToolResult, whenUserSays } from "@adaptor/testkit";
 import { MemoryThreadStore } from "@adaptor/threadstore";
-import { Agent, RunError, type AgentEvent } from "adaptor";
+import { Agent, InvalidPolicyError, RunError, type AgentEvent } from "adaptor";
 import { harness, type Harness } from "./support.js";
 
 // stream.setApprovalMode during a turn on the real claude binary: a switch to ask takes effect on
@@ -20,6 +20,48 @@ afterEach(async () => {
 const waitFor = (file: string): string => `while [ ! -f ${file} ]; do sleep 0.1; done; echo waited`;
 
 describe("setApprovalMode during a turn on the real claude binary", { timeout: 120_000 }, () => {
+  it("a switch to auto_approve while a deny rule holds is refused with InvalidPolicyError: the run stays under ask and the rule still denies cat secret.txt", async () => {
+    h = await harness([
+      { name: "first", when: whenUserSays("read it"), reply: { toolUse: { name: "Bash", input: { command: "mkdir one" } } } },
+      {
+        name: "second",
+        when: (view) => view.messageCount === 3,
+        reply: { toolUse: { name: "Bash", input: { command: "cat secret.txt" } } },
+      },
+      { name: "done", when: whenToolResult("Bash"), reply: (view) => ({ text: `read: ${view.lastToolResult?.content ?? ""}` }) },
+    ]);
+    writeFileSync(join(h.env.workDir, "secret.txt"), "TOPSECRET\n");
+    const stream = h.agent.stream("read it", {
+      policy: { approvals: { permission: "ask", rules: [{ toolName: "Bash", commandPrefix: "cat", outcome: "deny" }] } },
+    });
+    const refusals: unknown[] = [];
+    const asked: unknown[] = [];
+    const events: AgentEvent[] = [];
+    for await (const event of stream) {
+      events.push(event);
+      if (event.type !== "approval-request") continue;
+      asked.push(event.request.input);
+      refusals.push(await stream.setApprovalMode({ permission: "auto_approve" }).catch((error: unknown) => error));
+      event.request.approve();
+    }
+    const result = await stream.result();
+    expect(asked).toEqual([expect.objectContaining({ command: "mkdir one" })]);
+    expect(refusals).toHaveLength(1);
+    expect(refusals[0]).toBeInstanceOf(InvalidPolicyError);
+    expect(refusals[0]).toMatchObject({ field: "approvals.permission", value: "auto_approve" });
+    expect((refusals[0] as Error).message).toContain('deny rule (Bash commands starting "cat", approvals.rules[0])');
+    expect(events.some((e) => e.type === "notice" && e.kind === "approval.mode")).toBe(false);
+    const resolved = events.flatMap((e) =>
+      e.type === "notice" && e.kind === "approval.resolved" ? [[e.data?.["outcome"], e.data?.["rule"]]] : [],
+    );
+    expect(resolved).toEqual([
+      ["approved", undefined],
+      ["denied", { toolName: "Bash", commandPrefix: "cat" }],
+    ]);
+    expect(result.text).not.toContain("TOPSECRET");
+    expect(h.server.requests.some((request) => JSON.stringify(request.view.raw).includes("TOPSECRET"))).toBe(false);
+  });
+
   it("a run launched under bypassPermissions (unrestricted, auto_approve) and switched to ask mid-turn: the call under way finishes unasked and is no violation; the next call is asked", async () => {
     h = await harness([
       { name: "first", when: whenUserSays("two steps"), reply: { toolUse: { name: "Bash", input: { command: waitFor("go") } } } },

@@ -3,7 +3,15 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { ApprovalAsk, ApprovalDecision } from "@adaptor/driver";
-import { Agent, InvalidOptionError, type AgentEvent, type ApprovalRequest, type Policy, type RememberRule } from "../src/index.js";
+import {
+  Agent,
+  InvalidOptionError,
+  InvalidPolicyError,
+  type AgentEvent,
+  type ApprovalRequest,
+  type Policy,
+  type RememberRule,
+} from "../src/index.js";
 import { ApprovalRules, rememberError, ruleMatches, suggestRules } from "../src/approval/approval-rule.js";
 import { scriptedDriver } from "./scripted-driver.js";
 
@@ -591,26 +599,80 @@ describe("approval rules in a run", () => {
     expect(question.thrown[0]).toMatchObject({ field: "remember" });
   });
 
-  it("a mode switched to auto_deny mid-run wins over a remembered allow", async () => {
-    const base = askingInOrder([bash("npm test"), bash("npm test")]);
-    const driver = {
+  /** A driver asking `asks` in order whose turn takes approval mode switches. */
+  const switching = (asks: readonly ApprovalAsk[]) => {
+    const base = askingInOrder(asks);
+    return {
       ...base,
       descriptor: { ...base.descriptor, capabilities: { ...base.descriptor.capabilities, turnControl: { approvalMode: true } } },
     };
-    await using agent = new Agent(driver);
+  };
+
+  it("a switch to auto_deny mid-run is refused while the run holds a remembered allow; the run goes on asking as before", async () => {
+    await using agent = new Agent(switching([bash("npm test"), bash("npm test")]));
     const stream = agent.stream("p", { policy: { approvals: { permission: "ask" } } });
     const events: AgentEvent[] = [];
+    const refusals: unknown[] = [];
     for await (const event of stream) {
       events.push(event);
       if (event.type !== "approval-request") continue;
       event.request.approve({ remember: event.request.suggestions[0]! });
-      await expect(stream.setApprovalMode({ permission: "auto_deny" })).resolves.toBe(true);
+      refusals.push(await stream.setApprovalMode({ permission: "auto_deny" }).catch((error: unknown) => error));
     }
+    expect(refusals).toHaveLength(1);
+    expect(refusals[0]).toBeInstanceOf(InvalidPolicyError);
+    expect(refusals[0]).toMatchObject({ field: "approvals.permission", value: "auto_deny" });
+    expect((refusals[0] as Error).message).toContain('approve rule (Bash command "npm test", remembered with an answer)');
     const decisions: unknown = JSON.parse((await stream.result()).text);
-    expect(decisions).toEqual([{ outcome: "approve" }, { outcome: "deny", reason: "denied by policy" }]);
+    expect(decisions).toEqual([{ outcome: "approve" }, { outcome: "approve" }]);
     expect(notices(events, "approval.resolved").map((d) => [d.outcome, d.auto, d.rule])).toEqual([
       ["approved", undefined, undefined],
-      ["denied", true, undefined],
+      ["approved", undefined, { toolName: "Bash", command: "npm test" }],
+    ]);
+  });
+
+  it("a switch to auto_approve mid-run is refused while the run holds a deny rule (given or remembered); the rule still denies", async () => {
+    await using agent = new Agent(switching([bash("ls"), bash("rm -rf x"), bash("git push"), bash("git push")]));
+    const stream = agent.stream("p", {
+      policy: { approvals: { permission: "ask", rules: [{ toolName: "Bash", commandPrefix: "rm", outcome: "deny" }] } },
+    });
+    const refusals: unknown[] = [];
+    for await (const event of stream) {
+      if (event.type !== "approval-request") continue;
+      if (event.request.title === "Bash: git push") event.request.deny("no pushing", { remember: event.request.suggestions[0]! });
+      else event.request.approve();
+      refusals.push(await stream.setApprovalMode({ permission: "auto_approve" }).catch((error: unknown) => error));
+    }
+    expect(refusals.map((error) => [error instanceof InvalidPolicyError, (error as InvalidPolicyError).field])).toEqual([
+      [true, "approvals.permission"],
+      [true, "approvals.permission"],
+    ]);
+    expect((refusals[0] as Error).message).toContain(
+      'deny rule (Bash commands starting "rm", approvals.rules[0]) would never be consulted',
+    );
+    const decisions: unknown = JSON.parse((await stream.result()).text);
+    expect(decisions).toEqual([
+      { outcome: "approve" },
+      { outcome: "deny", reason: "denied by policy rule" },
+      { outcome: "deny", reason: "no pushing" },
+      { outcome: "deny", reason: "no pushing" },
+    ]);
+  });
+
+  it("a switch made before the run starts is checked against the policy's rules; one that no rule forbids still applies", async () => {
+    await using agent = new Agent(switching([bash("rm -rf x"), bash("ls")]));
+    const stream = agent.stream("p", {
+      policy: { approvals: { permission: "ask", rules: [{ toolName: "Bash", commandPrefix: "rm", outcome: "deny" }] } },
+    });
+    const refused = await stream.setApprovalMode({ permission: "auto_approve" }).catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(InvalidPolicyError);
+    await expect(stream.setApprovalMode({ permission: "auto_deny" })).resolves.toBe(true);
+    for await (const _event of stream) {
+      // Nothing is asked: auto_deny, which comes before the rules, denies both calls.
+    }
+    expect(JSON.parse((await stream.result()).text)).toEqual([
+      { outcome: "deny", reason: "denied by policy" },
+      { outcome: "deny", reason: "denied by policy" },
     ]);
   });
 

@@ -37,6 +37,7 @@ import { prepare } from "../prepare/prepare-run.js";
 import type { Result } from "../result/result.js";
 import { mergeRunOptions, type AgentOptions, type RunOptions } from "../options/run-options.js";
 import { checkAgentOptions, checkPrewarmOptions, checkRunOptions, checkThreadOptions, type ThreadOptions } from "../options/check-input.js";
+import { policyHeldRules } from "../approval/mode-switch.js";
 import { TurnControls } from "../run/turn-controls.js";
 import { driverStopMs } from "../run/driver-contract.js";
 import { Stream } from "../run/stream.js";
@@ -432,6 +433,9 @@ export class Agent implements AsyncDisposable {
         // A resumed suspended turn carries no prompt of its own: it runs its stored one.
         if (!(thread && !(thread instanceof AdaptorError) && thread.resume)) assertPromptHasContent({ text, images });
         merged = mergeRunOptions(this.#options, call);
+        // Until the run's approval broker holds them, a mode switch is checked against the policy's rules.
+        const rules = policyHeldRules(merged.policy?.approvals?.rules);
+        controls.holdRules(() => rules);
         release = linkSignals(controller, this.driver.descriptor.type, merged);
       } catch (error) {
         refusal = error;

@@ -503,6 +503,14 @@ export function ruleOf(remember: RememberRule): ApprovalRule {
   };
 }
 
+/** A rule in one line for people, e.g. `Bash command "npm test"`. */
+export function describeRule(rule: ApprovalRule): string {
+  if (rule.command !== undefined) return `${rule.toolName} command ${JSON.stringify(rule.command)}`;
+  if (rule.commandPrefix !== undefined) return `${rule.toolName} commands starting ${JSON.stringify(rule.commandPrefix)}`;
+  if (rule.pathPrefix !== undefined) return `${rule.toolName} in ${rule.pathPrefix}`;
+  return `every ${rule.toolName} call`;
+}
+
 /**
  * The rules a run remembers, in the order given. A deny rule wins over an allow rule that matches
  * the same ask (a host's "never" beats its "always").

@@ -11,6 +11,7 @@ import type { ApprovalSettings } from "../approval/approval-settings.js";
 import {
   ApprovalRules,
   contextOf,
+  describeRule,
   ruleOf,
   suggestRules,
   type ApprovalRule,
@@ -19,6 +20,7 @@ import {
 } from "../approval/approval-rule.js";
 import type { StoredAnswers } from "../suspend/turn-data.js";
 import { presetRules, type ApprovalPolicyRule } from "../approval/policy-rules.js";
+import type { HeldRule } from "../approval/mode-switch.js";
 
 /** How the broker reaches the run it serves. */
 export interface ApprovalBrokerInit {
@@ -104,12 +106,34 @@ export class ApprovalBroker {
   #permission: ApprovalMode;
   /** The run's working directory once known ({@link setWorkingDirectory}), for path rules. */
   #cwd: string | undefined;
+  /** How many of the run's rules, first in {@link #rules}, the policy gave. */
+  readonly #given: number;
 
   constructor(init: ApprovalBrokerInit) {
     this.#init = init;
     this.#modes = init.settings.modes;
     this.#permission = init.permission ?? "inherit";
-    for (const rule of presetRules(init.rules)) this.#rules.add(rule);
+    const preset = presetRules(init.rules);
+    for (const rule of preset) this.#rules.add(rule);
+    this.#given = preset.length;
+  }
+
+  /**
+   * The run's rules so far, oldest first: the policy's (with their index), then those remembered
+   * with answers, including an answer given but not yet taken in by the broker.
+   */
+  get heldRules(): readonly HeldRule[] {
+    const held = this.#rules.list().map((remembered, index): HeldRule => ({
+      rule: remembered.rule,
+      outcome: remembered.decision.outcome,
+      ...(index < this.#given ? { given: index } : {}),
+    }));
+    for (const responder of this.#pending) {
+      const { remember, status } = responder;
+      if (remember && (status === "approved" || status === "denied"))
+        held.push({ rule: ruleOf(remember), outcome: status === "approved" ? "approve" : "deny" });
+    }
+    return held;
   }
 
   /**
@@ -517,14 +541,6 @@ export class ApprovalBroker {
 /** The `approval.resolved` outcome of a decision. */
 function resolvedOutcome(decision: ApprovalDecision): "approved" | "denied" | "answered" {
   return decision.outcome === "approve" ? "approved" : decision.outcome === "deny" ? "denied" : "answered";
-}
-
-/** A rule in one line for people, e.g. `Bash command "npm test"`. */
-function describeRule(rule: ReturnType<typeof ruleOf>): string {
-  if (rule.command !== undefined) return `${rule.toolName} command ${JSON.stringify(rule.command)}`;
-  if (rule.commandPrefix !== undefined) return `${rule.toolName} commands starting ${JSON.stringify(rule.commandPrefix)}`;
-  if (rule.pathPrefix !== undefined) return `${rule.toolName} in ${rule.pathPrefix}`;
-  return `every ${rule.toolName} call`;
 }
 
 /** The auto modes a host can set for `kind`, for messages. */

@@ -177,6 +177,8 @@ export async function executeRun(setup: RunSetup): Promise<Result> {
     approvals = broker;
     // The permission mode the CLI applies, over the run's switches: each unasked call is judged by it.
     const permissionClock = new PermissionClock(options.policy?.approvals?.permission ?? undefined);
+    // A switch to an auto mode is refused while the run holds a rule that mode would never consult.
+    setup.controls?.holdRules(() => broker.heldRules);
     setup.controls?.onApprovalModes(
       (modes) => broker.setModes(modes),
       (permission, when) => permissionClock.switched(permission, when),

@@ -11,6 +11,7 @@ import {
 } from "@adaptor/driver";
 import { DriverError, ErrCode } from "@adaptor/errors";
 import { resolveApprovalSettings } from "../approval/approval-settings.js";
+import { modeSwitchError, type HeldRule } from "../approval/mode-switch.js";
 
 /** Approval modes per kind, as the SDK's approval broker applies them. */
 type Modes = { -readonly [K in ApprovalKind]?: ApprovalMode };
@@ -44,6 +45,8 @@ export class TurnControls {
   #pendingPermission: ApprovalMode | undefined;
   /** A `permission` switch made before the turn's controls were attached: the CLI is told when they are. */
   #unsentPermission: ApprovalMode | undefined;
+  /** The run's rules as they stand, which a `permission` switch may not stop consulting (see {@link holdRules}). */
+  #heldRules: (() => readonly HeldRule[]) | undefined;
   #onInterrupt: (() => void) | undefined;
   #pendingModes: Modes | undefined;
   readonly #interruptBound: InterruptBound | undefined;
@@ -165,6 +168,16 @@ export class TurnControls {
   }
 
   /**
+   * For the run: the rules it holds (`rules`, read at each switch: those given before the run,
+   * then those remembered with answers). A `permission` switch to an auto mode that would decide
+   * before one of them is refused (see {@link approvalModes}). A later call replaces an earlier one
+   * (the policy's rules until the run's approval broker holds them).
+   */
+  holdRules(rules: () => readonly HeldRule[]): void {
+    this.#heldRules = rules;
+  }
+
+  /**
    * For the run: where approval mode changes go (its approval broker, `apply`, which may return
    * what undoes a change: called when the CLI refuses the switch), and each
    * `permission` switch as the host gave it (`inherit` unresolved) for the check of unasked calls
@@ -192,7 +205,10 @@ export class TurnControls {
    * `false` when the turn ended first); one made before the turn's controls were attached is
    * applied to the run's checks at once and sent to the CLI as they are.
    * @throws FeatureUnsupportedError when the driver does not declare `turnControl.approvalMode`;
-   * HumanDecisionModeUnsupportedError for a mode its descriptor does not list; TypeError for
+   * HumanDecisionModeUnsupportedError for a mode its descriptor does not list; InvalidPolicyError
+   * (field `approvals.permission`) for a switch to `auto_approve` while the run holds a deny rule,
+   * or to `auto_deny` while it holds an allow rule (given before the run or remembered with an
+   * answer), nothing changed; TypeError for
    * `modes` that is not an object, or an unknown kind; (rejected) the driver's error when the CLI
    * refused the switch during the turn, the run's asks then back under the modes before it.
    */
@@ -220,6 +236,8 @@ export class TurnControls {
       resolved[kind] = mode === "inherit" ? defaults[kind] : mode;
     }
     if (this.#ended) return false;
+    const refused = modeSwitchError(type, modes.permission, this.#heldRules?.() ?? []);
+    if (refused) throw refused;
     let undo: (() => void) | void = undefined;
     if (this.#applyModes) undo = this.#applyModes(resolved);
     else this.#pendingModes = { ...this.#pendingModes, ...resolved };

@@ -1,0 +1,53 @@
+import { InvalidPolicyError, type ApprovalMode } from "@adaptor/driver";
+import { describeRule, type ApprovalRule } from "./approval-rule.js";
+
+/** A rule of the run as a mode switch is checked against it. */
+export interface HeldRule {
+  readonly rule: ApprovalRule;
+  readonly outcome: "approve" | "deny";
+  /** Its index in `policy.approvals.rules` when given before the run; undefined when remembered with an answer. */
+  readonly given?: number | undefined;
+}
+
+/**
+ * Refuses a `permission` switch made during the run (`stream.setApprovalMode`) that would stop
+ * consulting one of the run's rules, as a policy giving both is refused at launch: an auto mode
+ * decides before any rule, so a switch to `auto_approve` would let through every call a deny rule
+ * names, and one to `auto_deny` would never apply an allow rule. The rules given before the run
+ * and those remembered with an answer so far count alike.
+ * @param driver - the driver type, for the error.
+ * @param permission - the mode switched to (`inherit` left as given).
+ * @returns an `InvalidPolicyError` (field `approvals.permission`, value the mode) whose message
+ * names the first such rule and where it came from; undefined when the switch may be made.
+ */
+export function modeSwitchError(
+  driver: string,
+  permission: ApprovalMode | undefined,
+  rules: readonly HeldRule[],
+): InvalidPolicyError | undefined {
+  if (permission !== "auto_approve" && permission !== "auto_deny") return undefined;
+  const outcome = permission === "auto_approve" ? "deny" : "approve";
+  const held = rules.find((rule) => rule.outcome === outcome);
+  if (!held) return undefined;
+  const error = new InvalidPolicyError(driver, "approvals.permission", permission);
+  const origin = held.given !== undefined ? `approvals.rules[${held.given}]` : "remembered with an answer";
+  error.message =
+    `${driver}: invalid policy approvals.permission: setApprovalMode({ permission: "${permission}" }) refused: ` +
+    `the run's ${outcome} rule (${describeRule(held.rule)}, ${origin}) would never be consulted, as "${permission}" ` +
+    `${outcome === "deny" ? "approves" : "denies"} every call before any rule; the run goes on in its mode ` +
+    `(rules answer only the calls that would be asked: keep permission "ask" and answer the rest in onApproval)`;
+  return error;
+}
+
+/**
+ * `policy.approvals.rules` as a switch made before the run's start is checked against them (the
+ * rules are checked in full when the run starts: an entry that is not a rule is left out here).
+ */
+export function policyHeldRules(rules: unknown): HeldRule[] {
+  if (!Array.isArray(rules)) return [];
+  return rules.flatMap((rule: unknown, given): HeldRule[] => {
+    if (typeof rule !== "object" || rule === null) return [];
+    const { outcome } = rule as { outcome?: unknown };
+    return outcome === "approve" || outcome === "deny" ? [{ rule: rule as ApprovalRule, outcome, given }] : [];
+  });
+}
