@@ -179,6 +179,31 @@ describe("policy rules on claude (real binary)", () => {
     const afterDenied = h.server.requests.find((request) => toolResults(request.view) === 1)?.view.lastToolResult;
     expect(afterDenied?.isError).toBe(true);
   });
+  it("under sandbox read_only (dontAsk) with ask, a Read the CLI would run unasked inside a folder a deny rule names is asked and denied by the rule before it runs", async () => {
+    let calls: Call[] = [];
+    h = await harness([callsInOrder("READ_KEY", () => calls)]);
+    const workDir = h.env.workDir;
+    mkdirSync(join(workDir, "secret"));
+    writeFileSync(join(workDir, "secret", "key.pem"), "TOPSECRET\n");
+    writeFileSync(join(workDir, "notes.txt"), "PLAINNOTES\n");
+    calls = [
+      { name: "Read", input: { file_path: join(workDir, "secret", "key.pem") } },
+      { name: "Read", input: { file_path: join(workDir, "notes.txt") } },
+    ];
+    const rule = { toolName: "Read", pathPrefix: join(workDir, "secret") };
+    const stream = h.agent.stream("READ_KEY", {
+      policy: { sandbox: "read_only", approvals: { permission: "ask", rules: [{ ...rule, outcome: "deny" }] } },
+      onApproval: (request) => request.approve(),
+    });
+    const events: AgentEvent[] = [];
+    for await (const event of stream) events.push(event);
+    const result = await stream.result();
+    expect(result.text).toBe("finished");
+    expect(notices(events, "approval.resolved").map((d) => [d.outcome, d.rule])).toEqual([["denied", rule]]);
+    const bodies = h.server.requests.map((request) => JSON.stringify(request.view.raw));
+    expect(bodies.some((body) => body.includes("TOPSECRET"))).toBe(false);
+    expect(bodies.at(-1)).toContain("PLAINNOTES");
+  });
   it("with askForEveryTool the same Read is asked, and the deny rule refuses it before it runs", async () => {
     let file = "";
     h = await harness([callsInOrder("READ_KEY", () => [{ name: "Read", input: { file_path: file } }])], { askForEveryTool: true });

@@ -41,7 +41,8 @@ export interface PolicyLaunch {
    * Under an `ask` / `auto_deny` permission mode: the every-tool hook runs for every process and
    * answers "ask" for each call except the read tools ({@link READ_ONLY_TOOLS}, left to the CLI's
    * own defaults), so an allow rule of any settings file (the user's own included) cannot run a
-   * command or an edit without the host's decision.
+   * command or an edit without the host's decision. Under `read_only` with such a mode too, where
+   * it asks only about a read a deny rule of the run names (`dontAsk` would run it unasked).
    */
   readonly guardAllowRules?: boolean;
   /** Settings for `--settings <file>`, when the policy needs any; `disableAllHooks` under `read_only`. */
@@ -106,7 +107,8 @@ export function policyLaunch(
     args,
     env,
     ...(readOnly ? { askableTools: READ_ONLY_TOOLS } : {}),
-    ...(hostDecides ? { guardAllowRules: true } : {}),
+    // Under read_only the hook asks only about a read a deny rule of the run names (dontAsk runs reads unasked).
+    ...(hostDecides || (readOnly && asksOrDenies(policy)) ? { guardAllowRules: true } : {}),
     // Under read_only no settings file's hook runs: a user's PreToolUse hook answering "allow"
     // would otherwise let a call past dontAsk (a read outside the working directory), and a hook
     // runs commands. The driver's own hooks (the control protocol's callbacks) still run.
