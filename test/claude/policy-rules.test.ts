@@ -179,6 +179,45 @@ describe("policy rules on claude (real binary)", () => {
     const afterDenied = h.server.requests.find((request) => toolResults(request.view) === 1)?.view.lastToolResult;
     expect(afterDenied?.isError).toBe(true);
   });
+  it.each([
+    ["an absolute pattern", (secret: string) => `${secret}/*.pem`],
+    ["a pattern climbing out of path with ..", () => "../secret/*.pem"],
+  ])(
+    "under ask a Glob whose %s reaches into a folder a deny rule names (its path elsewhere) is denied before it runs; the model never gets the file's name",
+    async (_name, pattern) => {
+      let calls: Call[] = [];
+      h = await harness([callsInOrder("FIND_KEY", () => calls)]);
+      const workDir = h.env.workDir;
+      const secret = join(workDir, "secret");
+      mkdirSync(secret);
+      mkdirSync(join(workDir, "other"));
+      writeFileSync(join(secret, "key-TOPSECRET.pem"), "x\n");
+      writeFileSync(join(workDir, "other", "plain-NOTES.txt"), "x\n");
+      calls = [
+        { name: "Glob", input: { pattern: pattern(secret), path: join(workDir, "other") } },
+        { name: "Glob", input: { pattern: "*.txt", path: join(workDir, "other") } },
+      ];
+      const rule = { toolName: "Glob", pathPrefix: secret };
+      const requests: ApprovalRequest[] = [];
+      // claude 2.1.332 offers Glob only when its tool list names it, as the read_only sandbox's does.
+      const stream = h.agent.stream("FIND_KEY", {
+        policy: { sandbox: "read_only", approvals: { permission: "ask", rules: [{ ...rule, outcome: "deny" }] } },
+        onApproval: (request) => {
+          requests.push(request);
+          request.approve();
+        },
+      });
+      const events: AgentEvent[] = [];
+      for await (const event of stream) events.push(event);
+      const result = await stream.result();
+      expect(result.text).toBe("finished");
+      expect(requests).toEqual([]);
+      expect(notices(events, "approval.resolved").map((d) => [d.outcome, d.rule])).toEqual([["denied", rule]]);
+      const bodies = h.server.requests.map((request) => JSON.stringify(request.view.raw));
+      expect(bodies.some((body) => body.includes("TOPSECRET"))).toBe(false);
+      expect(bodies.at(-1)).toContain("plain-NOTES.txt");
+    },
+  );
   it("under sandbox read_only (dontAsk) with ask, a Read the CLI would run unasked inside a folder a deny rule names is asked and denied by the rule before it runs", async () => {
     let calls: Call[] = [];
     h = await harness([callsInOrder("READ_KEY", () => calls)]);

@@ -251,6 +251,71 @@ describe("approval rules: what a rule matches", () => {
     expect(ruleMatches(deny, grep({ pattern: "TODO", path: "docs" }, "/home/u"), undefined, "any")).toBe(false);
   });
 
+  it("a glob pattern names the files it matches: an absolute, climbing, rooted or home pattern into a denied folder matches the deny whatever the ask's path", () => {
+    const ask = (toolName: string, input: Record<string, unknown>): ApprovalAsk & { cwd: string } => ({
+      kind: "permission",
+      title: toolName,
+      toolName,
+      input,
+      cwd: "/work/proj",
+    });
+    const glob = (input: Record<string, unknown>) => ask("Glob", input);
+    const deny = { toolName: "Glob", pathPrefix: "/repo/secret" };
+    expect(ruleMatches(deny, glob({ pattern: "/repo/secret/*.pem", path: "/repo/other" }), undefined, "any")).toBe(true);
+    expect(ruleMatches(deny, glob({ pattern: "/repo/secret/key.pem", path: "/repo/other" }), undefined, "any")).toBe(true);
+    expect(ruleMatches(deny, glob({ pattern: "/repo/sec*/key.pem", path: "/repo/other" }), undefined, "any")).toBe(true);
+    expect(ruleMatches(deny, glob({ pattern: "/**/*.pem", path: "/repo/other" }), undefined, "any")).toBe(true);
+    expect(ruleMatches(deny, glob({ pattern: "../secret/*.pem", path: "/repo/other" }), undefined, "any")).toBe(true);
+    expect(ruleMatches(deny, glob({ pattern: "../../repo/secret/*" }), undefined, "any")).toBe(true);
+    expect(ruleMatches(deny, glob({ pattern: "~/../../repo/secret/*", path: "/repo/other" }), undefined, "any")).toBe(true);
+    expect(ruleMatches(deny, glob({ pattern: "{/repo/secret,x}/*", path: "/repo/other" }), undefined, "any")).toBe(true);
+    expect(ruleMatches(deny, glob({ pattern: "*/../../repo/secret/*", path: "/repo/other" }), undefined, "any")).toBe(true);
+    // A pattern that stays under a path elsewhere does not reach it.
+    expect(ruleMatches(deny, glob({ pattern: "**/*.pem", path: "/repo/other" }), undefined, "any")).toBe(false);
+    expect(ruleMatches(deny, glob({ pattern: "/repo/other/*.pem", path: "/repo/other" }), undefined, "any")).toBe(false);
+    expect(ruleMatches(deny, glob({ pattern: "src/**/*.ts" }), undefined, "any")).toBe(false);
+    // Grep's `glob` filter counts the same way; its `pattern` is a regular expression, not a path.
+    const grepDeny = { toolName: "Grep", pathPrefix: "/repo/secret" };
+    expect(ruleMatches(grepDeny, ask("Grep", { pattern: "KEY", path: "/repo/other", glob: "../secret/*" }), undefined, "any")).toBe(true);
+    expect(ruleMatches(grepDeny, ask("Grep", { pattern: "/repo/secret/", path: "/repo/other" }), undefined, "any")).toBe(false);
+    expect(ruleMatches(grepDeny, ask("Grep", { pattern: "..", path: "/repo/other" }), undefined, "any")).toBe(false);
+    // Gemini CLI's glob tool and `include` globs.
+    const gemini = { toolName: "glob", pathPrefix: "/repo/secret" };
+    expect(ruleMatches(gemini, ask("glob", { pattern: "/repo/secret/**", dir_path: "/repo/other" }), undefined, "any")).toBe(true);
+    const many = { toolName: "read_many_files", pathPrefix: "/repo/secret" };
+    expect(ruleMatches(many, ask("read_many_files", { include: ["docs/*.md", "/repo/secret/**"] }), undefined, "any")).toBe(true);
+    // An allow needs the pattern's root inside its folder too: a Glob of /etc from an allowed path is asked.
+    const allow = { toolName: "Glob", pathPrefix: "/repo/src" };
+    expect(ruleMatches(allow, glob({ pattern: "**/*.ts", path: "/repo/src" }))).toBe(true);
+    expect(ruleMatches(allow, glob({ pattern: "/etc/*", path: "/repo/src" }))).toBe(false);
+    expect(ruleMatches(allow, glob({ pattern: "../../etc/*", path: "/repo/src" }))).toBe(false);
+    // The rule suggested for such an ask matches it: the tool alone when the pattern leaves the folder.
+    expect(suggestRules(glob({ pattern: "/etc/*", path: "/repo/src" }))).toEqual([{ toolName: "Glob" }]);
+    expect(suggestRules(glob({ pattern: "**/*.ts", path: "/repo/src/app" }))).toEqual([{ toolName: "Glob", pathPrefix: "/repo/src" }]);
+  });
+
+  it("a deny path rule reads any path field naming a folder that holds the denied one as reaching it (Gemini CLI's dir_path, an array of paths, a root)", () => {
+    const ask = (toolName: string, input: Record<string, unknown>): ApprovalAsk & { cwd: string } => ({
+      kind: "permission",
+      title: toolName,
+      toolName,
+      input,
+      cwd: "/work/proj",
+    });
+    const search = { toolName: "search_file_content", pathPrefix: "/repo/secret" };
+    expect(ruleMatches(search, ask("search_file_content", { pattern: "KEY", dir_path: "/repo" }), undefined, "any")).toBe(true);
+    expect(ruleMatches(search, ask("search_file_content", { pattern: "KEY", dir_path: "../../repo" }), undefined, "any")).toBe(true);
+    expect(ruleMatches(search, ask("search_file_content", { pattern: "KEY", dir_path: "/repo/other" }), undefined, "any")).toBe(false);
+    const many = { toolName: "read_many_files", pathPrefix: "/repo/secret" };
+    expect(ruleMatches(many, ask("read_many_files", { paths: ["/work/proj/a.md", "/repo"] }), undefined, "any")).toBe(true);
+    expect(ruleMatches(many, ask("read_many_files", { paths: ["/work/proj/a.md"] }), undefined, "any")).toBe(false);
+    // Claude Code's own list of path fields names `root` (its artifact tools).
+    const artifact = { toolName: "Artifact", pathPrefix: "/repo/secret" };
+    expect(ruleMatches(artifact, ask("Artifact", { root: "/repo" }), undefined, "any")).toBe(true);
+    expect(ruleMatches(artifact, ask("Artifact", { root: "/repo/secret/site" }), undefined, "any")).toBe(true);
+    expect(ruleMatches(artifact, ask("Artifact", { root: "/repo/site" }), undefined, "any")).toBe(false);
+  });
+
   it("a deny remembered with an answer is checked against the ask as a deny matches it, an allow exactly", () => {
     const grep = { id: "a1", kind: "permission", toolName: "Grep", input: { pattern: "key" } };
     const rule = { toolName: "Grep", pathPrefix: "/home/u/.ssh" };

@@ -108,7 +108,7 @@ const SHELL_OPERATOR = /[;&|<>`\n\r\v\f$~*?[{()\\'"]/;
 /** Input fields that only describe a command to a person (the model's words), compared by no rule. */
 const NOTE_FIELDS = ["description", "justification", "reason", "title"];
 /** Field names whose strings are files or folders an ask acts on. */
-const PATH_FIELD = /path|file|dir|folder|dest|target|source|src|cwd/i;
+const PATH_FIELD = /path|file|dir|folder|root|dest|target|source|src|cwd/i;
 /** Field names {@link PATH_FIELD} matches whose strings are contents, not paths (NotebookEdit's cell text). */
 const CONTENT_FIELDS = new Set(["new_source", "old_source"]);
 
@@ -263,6 +263,46 @@ export function pathsOf(input: unknown): string[] {
   return paths;
 }
 
+/** Input fields whose strings (or arrays of strings) name files by a glob pattern, whatever the tool: Claude Code's Grep `glob`, Gemini CLI's `include`. */
+const GLOB_FIELDS = ["glob", "globs", "include", "includes"];
+/** Tools whose `pattern` (or `patterns`) is a glob naming files, not a regular expression: Claude Code's `Glob`, Gemini CLI's `glob` (`FindFiles`). */
+const GLOB_TOOL = /glob|find/i;
+/** The characters at which a glob pattern stops naming a literal path (wildcards, classes, braces, extglob groups, escapes). */
+const GLOB_CHAR = /[*?[\]{}()!\\]/;
+/** After the first glob character: a `..` segment, or a brace alternative that is absolute or starts at home (the pattern may reach anywhere). */
+const GLOB_ESCAPE = /(?:^|[/{,])\.\.(?:$|[/},])|[{,]\s*[/~]/;
+
+/**
+ * The folders (or files) the glob patterns of an ask reach: for each pattern, its literal part
+ * before the first glob character cut back to the last `/` (`/repo/secret/*.pem` → `/repo/secret/`,
+ * `../secret/*` → `../secret/`, `**` → the base itself), resolved against the ask's `path` (or
+ * `dir_path`), itself resolved against `cwd` when relative. A pattern starting with `~` (the CLI's
+ * home is not known here), or whose glob part holds a `..` segment or a brace alternative that is
+ * absolute or starts with `~` (`{/etc,x}/*`, or `..` after a wildcard), reaches from `/`. A root left relative (no `cwd` to resolve it
+ * against) is returned as is.
+ */
+export function globRoots(toolName: string | undefined, input: unknown, cwd?: string): string[] {
+  if (typeof input !== "object" || input === null || Array.isArray(input)) return [];
+  const fields = input as Record<string, unknown>;
+  const names = [...GLOB_FIELDS, ...(toolName !== undefined && GLOB_TOOL.test(toolName) ? ["pattern", "patterns"] : [])];
+  const patterns = names.flatMap((name) => {
+    const value = fields[name];
+    const list = Array.isArray(value) ? (value as unknown[]) : [value];
+    return list.filter((item): item is string => typeof item === "string" && item !== "");
+  });
+  if (patterns.length === 0) return [];
+  const given = [fields["path"], fields["dir_path"]].find((value): value is string => typeof value === "string" && value !== "");
+  const base = given === undefined ? cwd : path.isAbsolute(given) ? given : cwd !== undefined ? path.resolve(cwd, given) : given;
+  return patterns.map((pattern) => {
+    const glob = pattern.search(GLOB_CHAR);
+    if (pattern.startsWith("~") || (glob !== -1 && GLOB_ESCAPE.test(pattern.slice(glob)))) return path.sep;
+    const literal = glob === -1 ? pattern : pattern.slice(0, pattern.lastIndexOf("/", glob) + 1);
+    if (path.isAbsolute(literal)) return path.resolve(literal);
+    if (base === undefined) return literal === "" ? "." : literal;
+    return path.isAbsolute(base) ? path.resolve(base, literal) : path.join(base, literal);
+  });
+}
+
 /** Every string under a field named like a path ({@link PATH_FIELD}), at any depth of `value`. */
 function pathFieldStrings(value: unknown, underPathField = false, depth = 0, out: string[] = []): string[] {
   if (depth > 16) return out;
@@ -351,16 +391,19 @@ export function ruleMatches(rule: ApprovalRule, subject: RuleSubject, realFolder
     if (asked.length === 0 && (files === "every" || cwd === undefined)) return files === "any";
     const resolved = (file: string): string => (files === "any" && cwd !== undefined ? path.resolve(cwd, file) : file);
     const paths = asked.length === 0 ? [cwd!] : asked.map(resolved);
-    const named = [...paths, ...pathFieldStrings(subject.input).map(resolved)];
+    // A glob pattern names the files it matches: its literal root counts as a file the ask names
+    // (a Glob of `/repo/secret/*.pem` whose `path` is elsewhere reaches `/repo/secret`).
+    const globs = globRoots(subject.toolName, subject.input, files === "any" ? cwd : undefined);
+    const named = [...paths, ...pathFieldStrings(subject.input).map(resolved), ...globs];
     const folder = realFolder ?? realDirectory(rule.pathPrefix);
     if (files === "any") {
       const touches = (file: string): boolean =>
         path.isAbsolute(file) && (inside(file, rule.pathPrefix!) || inside(realDirectory(file), folder));
       // A file the ask names by a relative path, or a folder holding the denied one (a search of
-      // an ancestor, such as Grep's `path`), reaches into it.
+      // an ancestor, such as Grep's `path`, Gemini CLI's `dir_path`, a glob's root), reaches into it.
       const reaches = (file: string): boolean =>
         !path.isAbsolute(file) || inside(rule.pathPrefix!, file) || inside(folder, realDirectory(file));
-      if (!named.some(touches) && !paths.some(reaches)) return false;
+      if (!named.some(touches) && !named.some(reaches)) return false;
     } else if (!named.every((file) => insideReally(file, rule.pathPrefix!, folder))) return false;
   }
   return true;
@@ -379,7 +422,9 @@ export function suggestRules(subject: RuleSubject): ApprovalRule[] {
   const paths = pathsOf(subject.input);
   if (paths.length > 0) {
     const folder = path.isAbsolute(paths[0]!) ? path.dirname(path.resolve(paths[0]!)) : undefined;
-    if (folder !== undefined && paths.every((file) => inside(file, folder))) return [{ toolName, pathPrefix: folder }];
+    // A glob pattern reaching out of the folder (a Glob of `/etc/*` from it) would not match the rule.
+    const named = [...paths, ...globRoots(toolName, subject.input)];
+    if (folder !== undefined && named.every((file) => inside(file, folder))) return [{ toolName, pathPrefix: folder }];
   }
   return [{ toolName }];
 }
