@@ -10,11 +10,12 @@ export interface HeldRule {
 }
 
 /**
- * Refuses a `permission` switch made during the run (`stream.setApprovalMode`) that would stop
- * consulting one of the run's rules, as a policy giving both is refused at launch: an auto mode
- * decides before any rule, so a switch to `auto_approve` would let through every call a deny rule
- * names, and one to `auto_deny` would never apply an allow rule. The rules given before the run
- * and those remembered with an answer so far count alike.
+ * Refuses a `permission` switch made during the run (`stream.setApprovalMode`) to `auto_approve`
+ * while the run holds a deny rule, as a policy giving both is refused at launch: an auto mode
+ * decides before any rule, so the switch would let through every call the deny rule names. The
+ * rules given before the run and those remembered with an answer so far count alike. A switch to
+ * `auto_deny` is always made (a lock-down: the allow rules then decide nothing, and nothing they
+ * named runs).
  * @param driver - the driver type, for the error.
  * @param permission - the mode switched to (`inherit` left as given).
  * @returns an `InvalidPolicyError` (field `approvals.permission`, value the mode) whose message
@@ -25,8 +26,8 @@ export function modeSwitchError(
   permission: ApprovalMode | undefined,
   rules: readonly HeldRule[],
 ): InvalidPolicyError | undefined {
-  if (permission !== "auto_approve" && permission !== "auto_deny") return undefined;
-  const outcome = permission === "auto_approve" ? "deny" : "approve";
+  if (permission !== "auto_approve") return undefined;
+  const outcome = "deny";
   const held = rules.find((rule) => rule.outcome === outcome);
   if (!held) return undefined;
   const error = new InvalidPolicyError(driver, "approvals.permission", permission);
@@ -34,7 +35,7 @@ export function modeSwitchError(
   error.message =
     `${driver}: invalid policy approvals.permission: setApprovalMode({ permission: "${permission}" }) refused: ` +
     `the run's ${outcome} rule (${describeRule(held.rule)}, ${origin}) would never be consulted, as "${permission}" ` +
-    `${outcome === "deny" ? "approves" : "denies"} every call before any rule; the run goes on in its mode ` +
+    `approves every call before any rule; the run goes on in its mode ` +
     `(rules answer only the calls that would be asked: keep permission "ask" and answer the rest in onApproval)`;
   return error;
 }

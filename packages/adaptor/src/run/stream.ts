@@ -152,9 +152,9 @@ export class Stream implements AsyncIterable<AgentEvent> {
    * @throws FeatureUnsupportedError (rejected) when the driver does not declare it;
    * HumanDecisionModeUnsupportedError (rejected) for a mode the driver does not support for that
    * kind; InvalidPolicyError (rejected, field `approvals.permission`, nothing changed) for a switch
-   * to `auto_approve` while the run holds a deny rule, or to `auto_deny` while it holds an allow
-   * rule (`policy.approvals.rules`, or remembered with an answer): the auto mode would decide
-   * before the rule, as a policy giving both is refused at launch; TypeError (rejected) for `modes` that is not an object (a string such as
+   * to `auto_approve` while the run holds a deny rule (`policy.approvals.rules`, or remembered
+   * with an answer): the auto mode would decide before the rule, as a policy giving both is
+   * refused at launch (a switch to `auto_deny`, a lock-down, is always made); TypeError (rejected) for `modes` that is not an object (a string such as
    * `"acceptEdits"`, `null`) or an unknown kind; a DriverError when the CLI refused the switch
    * (the run's approvals then stay under the modes they had before the call).
    */

@@ -206,9 +206,9 @@ export class TurnControls {
    * applied to the run's checks at once and sent to the CLI as they are.
    * @throws FeatureUnsupportedError when the driver does not declare `turnControl.approvalMode`;
    * HumanDecisionModeUnsupportedError for a mode its descriptor does not list; InvalidPolicyError
-   * (field `approvals.permission`) for a switch to `auto_approve` while the run holds a deny rule,
-   * or to `auto_deny` while it holds an allow rule (given before the run or remembered with an
-   * answer), nothing changed; TypeError for
+   * (field `approvals.permission`) for a switch to `auto_approve` while the run holds a deny rule
+   * (given before the run or remembered with an answer), nothing changed (a switch to `auto_deny`
+   * is always made); TypeError for
    * `modes` that is not an object, or an unknown kind; (rejected) the driver's error when the CLI
    * refused the switch during the turn, the run's asks then back under the modes before it.
    */
