@@ -214,6 +214,14 @@ function buildPackages(): void {
 const INSTALLS = (process.env.FIRST_TURN_INSTALLS ?? "").split(",").filter((dir) => dir !== "");
 
 /**
+ * `FIRST_TURN_SPLIT=1`: two more bare-client rows, each also importing the SDK as installed
+ * (`FIRST_TURN_BARE_LOAD`): before its spawn (the SDK's load without its run path or exit wait) and
+ * right after it, while the CLI starts (what a cold path that spawned before loading the rest would
+ * pay at most for the load).
+ */
+const SPLIT = process.env.FIRST_TURN_SPLIT === "1";
+
+/**
  * Rounds of one SDK cold first turn in each of two forms (the SDK bundled into the client; the
  * SDK as installed, its packages' built output loaded through their `exports`), one bare-client
  * first turn that ends at the terminal and one that also waits for the CLI's exit after closing
@@ -245,6 +253,8 @@ export async function coldVsBare(
     const launchEnv = { ...configEnv, FIRST_TURN_LAUNCH: JSON.stringify(warm.launch) };
     const bareRun = () => runNode([join(FIXTURES, "bare-first-turn.mjs"), name], launchEnv);
     const bareExitRun = () => runNode([join(FIXTURES, "bare-first-turn.mjs"), name], { ...launchEnv, FIRST_TURN_BARE_EXIT: "1" });
+    const bareLoadRun = (when: "before" | "after") => () =>
+      runNode([join(FIXTURES, "bare-first-turn.mjs"), name], { ...launchEnv, FIRST_TURN_BARE_LOAD: when });
     await bareRun();
     await bareExitRun();
     await sdkRun(false, installedProgram.script);
@@ -258,12 +268,20 @@ export async function coldVsBare(
     const installed: Report[] = [];
     const bare: Report[] = [];
     const bareExit: Report[] = [];
+    const bareLoadBefore: Report[] = [];
+    const bareLoadAfter: Report[] = [];
     const forms = [
       { samples: bare, run: bareRun },
       { samples: sdk, run: () => sdkRun(false) },
       { samples: bareExit, run: bareExitRun },
       { samples: installed, run: () => sdkRun(false, installedProgram.script) },
       ...installs.map((install) => ({ samples: install.samples, run: () => sdkRun(false, install.script) })),
+      ...(SPLIT
+        ? [
+            { samples: bareLoadBefore, run: bareLoadRun("before") },
+            { samples: bareLoadAfter, run: bareLoadRun("after") },
+          ]
+        : []),
     ];
     for (let round = 0; round < rounds; round++) {
       for (let k = 0; k < forms.length; k++) {
@@ -312,6 +330,11 @@ export async function coldVsBare(
         (c) => c.functionsBeforeSpawn,
       )}, first after it ${count((c) => c.functionsOnlyAfterSpawn)}`;
     };
+    /** Median of when the SDK was loaded, ms from the process's start ("—" when loaded after the spawn). */
+    const loadedAt = (reports: Report[]) => {
+      const values = reports.map((r) => r.loadedMs).filter((v): v is number => v !== undefined);
+      return values.length === 0 ? "—" : ms(median(values));
+    };
     const sdkRow = (form: string, reports: Report[]): Figure => {
       const sdkMs = median(reports.map((r) => r.endMs));
       return {
@@ -321,7 +344,7 @@ export async function coldVsBare(
         note: `${fmt(sdkMs / bareMs, 2)}x the bare client (goal ≤ 1.05x), ${fmt(sdkMs / bareExitMs, 2)}x the one waiting for the exit; round by round (median of the rounds' ratios) ${fmt(paired(reports, bare), 2)}x and ${fmt(paired(reports, bareExit), 2)}x; min–max ${range(
           reports.map((r) => r.endMs),
           ms,
-        )} ms; SDK loaded at ${ms(median(reports.map((r) => r.loadedMs ?? 0)))} ms; client CPU ${ms(cpu(reports))} ms; ${phases(reports)}; ${timeline(reports)}${codeRuns(reports)}`,
+        )} ms; SDK loaded at ${loadedAt(reports)} ms; client CPU ${ms(cpu(reports))} ms; ${phases(reports)}; ${timeline(reports)}${codeRuns(reports)}`,
       };
     };
     return [
@@ -346,6 +369,12 @@ export async function coldVsBare(
       sdkRow("Agent cold first turn, SDK bundled into the client", sdk),
       sdkRow("Agent cold first turn, SDK as installed (packages' built output through their exports)", installed),
       ...installs.map((install) => sdkRow(`Agent cold first turn, SDK installed in ${install.dir}`, install.samples)),
+      ...(SPLIT
+        ? [
+            sdkRow("bare client importing the SDK as installed before its spawn", bareLoadBefore),
+            sdkRow("bare client importing the SDK as installed right after its spawn", bareLoadAfter),
+          ]
+        : []),
     ];
   } finally {
     bundle.cleanup();
