@@ -69,6 +69,18 @@ describe("readTranscriptEnds", () => {
     }
   });
 
+  it("the tag is the last tag entry's; an empty one (a cleared tag) leaves none, even after an earlier tag", () => {
+    const line = (entry: Record<string, unknown>): string => JSON.stringify({ ...entry, sessionId: ID });
+    const read = (...lines: string[]) => readTranscriptEnds(ID, ends(`${[user("first"), ...lines].join("\n")}\n`), undefined);
+    expect(read()).toMatchObject({ kind: "session", session: { sessionId: ID } });
+    expect(read()).not.toHaveProperty("session.tag");
+    expect(read(line({ type: "tag", tag: "review" }))).toMatchObject({ session: { tag: "review" } });
+    expect(read(line({ type: "tag", tag: "review" }), line({ type: "tag", tag: "shipped" }))).toMatchObject({
+      session: { tag: "shipped" },
+    });
+    expect(read(line({ type: "tag", tag: "review" }), line({ type: "tag", tag: "" }))).not.toHaveProperty("session.tag");
+  });
+
   it("a line cut by the tail's start and a torn last line are not read; the tail's complete lines are", () => {
     const tail = `ted":"x"}\n${JSON.stringify({ type: "custom-title", customTitle: "from the tail", sessionId: ID })}\n{"type":"last-pro`;
     const reading = readTranscriptEnds(ID, ends(`${user("first")}\n{"type":"att`, tail, 10_000_000), undefined);
