@@ -274,7 +274,9 @@ export class Agent implements AsyncDisposable {
    * times, tag), read without listing the home. The CLI home is the one this Agent's runs use, as
    * for {@link listSessions}. No model call is made. Claude Code: that one transcript
    * `<config dir>/projects/<folder>/<sessionId>.jsonl` is read, 64 KiB from each end; no process is
-   * started. Codex: one short-lived `codex app-server` answers `thread/read` and is ended. An
+   * started. Codex: one short-lived `codex app-server` answers `thread/read` and is ended. ACP
+   * agents: a short-lived agent process answers `session/list` page after page until one lists the
+   * session (at most 100 pages), for an agent whose `initialize` answer offers it. An
    * unknown id is refused with `ErrResumeRejected`, as {@link getSessionMessages} refuses it (the
    * Claude Agent SDK's `getSessionInfo` resolves `undefined` instead).
    * @param sessionId - the CLI's id of the session (`SessionSummary.sessionId`).
@@ -283,8 +285,9 @@ export class Agent implements AsyncDisposable {
    * @throws InvalidOptionError (subject `"getSessionInfo arguments"`, field `sessionId` or
    * `signal`) before anything is read: an id that is not a non-empty string, holds NUL, `/` or `\`,
    * or is `.` or `..`; FeatureUnsupportedError (`ErrFeatureUnsupported`, feature
-   * `getSessionInfo`) for a driver without the capability (`sessions.info`: ACP agents, CodeBuddy,
-   * Cursor); `ErrResumeRejected` when this host's CLI home holds no session `sessionId`;
+   * `getSessionInfo`) for a driver without the capability (`sessions.info`: CodeBuddy, Cursor),
+   * before anything starts, or an ACP agent whose `initialize` answer offers no `session/list`,
+   * after `initialize`; `ErrResumeRejected` when this host's CLI home holds no session `sessionId`;
    * `ErrAgentClosed` after close(); InvalidDriverConfigError; DriverError for a CLI that fails to
    * answer (`NOT_FOUND` for a missing executable) or a transcript without a complete entry
    * (`INVALID`); `signal`'s reason when aborted.
