@@ -1,6 +1,6 @@
 import { execFile } from "node:child_process";
 import { randomUUID } from "node:crypto";
-import { link, readdir, readFile, stat, symlink, unlink, writeFile } from "node:fs/promises";
+import { link, mkdir, readdir, readFile, stat, symlink, unlink, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
@@ -241,7 +241,7 @@ describe("claude: titling, tagging and reading one of the CLI's own sessions (re
     expect(await readFile(outside, "utf8")).toBe(outsideBefore);
   });
 
-  it("a symbolic link in place of the transcript is no session and a hard link is refused (DriverError INVALID): what they lead to is not written", async () => {
+  it("a symbolic link in place of the transcript is no session; a hard link, or a link in place of the title file's folder, is refused (DriverError INVALID): nothing is written", async () => {
     const a = await home();
     const id = (await cli(a.env, ["linked"])).session_id;
     const path = await transcriptOf(a.env, id);
@@ -262,5 +262,15 @@ describe("claude: titling, tagging and reading one of the CLI's own sessions (re
     const err = findError(await failure(a.agent.renameSession(id, "through the hard link")), DriverError);
     expect(err).toMatchObject({ code: "INVALID" });
     expect(await readFile(second, "utf8")).toBe(victimBefore);
+    // A link in place of the session's folder, where the title file goes: refused before the entry
+    // is appended, nothing written on either side of the link.
+    await unlink(second);
+    const elsewhere = join(a.env.root, "elsewhere");
+    await mkdir(elsewhere);
+    await symlink(elsewhere, join(dirname(path), id));
+    const linkedFolder = findError(await failure(a.agent.renameSession(id, "into the linked folder")), DriverError);
+    expect(linkedFolder).toMatchObject({ code: "INVALID" });
+    expect(await readFile(path, "utf8")).toBe(victimBefore);
+    expect(await readdir(elsewhere)).toEqual([]);
   });
 });
