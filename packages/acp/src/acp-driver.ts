@@ -27,6 +27,8 @@ import {
   type McpServerConfig,
   type DriverListSessionsQuery,
   type DriverSessionMessagesQuery,
+  type DriverSessionQuery,
+  type SessionSummary,
   type SessionMessagePage,
   type SessionPage,
 } from "@adaptor/driver";
@@ -73,7 +75,7 @@ import { changesMachine, toolNameOf } from "./turn/tool-call.js";
 import { parseStructured, stopReasonFailure, withSchemaInstructions } from "./turn/verdict.js";
 import { choicesOf, describeOptions, modelOption } from "./session/model-option.js";
 import { alwaysAllowedIn, checkpointData } from "./session/always-allowed.js";
-import { listAcpSessions } from "./session/list-sessions.js";
+import { findAcpSession, listAcpSessions } from "./session/list-sessions.js";
 import { decodeReplayCursor, encodeReplayCursor, ReplayedMessages } from "./session/replayed-messages.js";
 
 /** Descriptor capabilities of an ACP agent from its config: what the protocol and the config let the driver enforce. */
@@ -87,6 +89,8 @@ function capabilitiesOf(config: Partial<AcpConfig>): DriverCapabilities {
       fork: config.loadSession !== false && config.fork === true,
       list: true,
       messages: config.loadSession !== false,
+      // info: found through `session/list`, as list (see getSessionInfo).
+      info: true,
     },
     processReuse: true,
     structuredOutput: { native: false, prompt: true },
@@ -461,6 +465,37 @@ export class AcpDriver implements Driver {
             { ...(cwd !== undefined ? { cwd } : {}), ...(cursor !== undefined ? { cursor } : {}) },
             { cancellationSignal: signal },
           ),
+          config,
+          this.descriptor.type,
+          "session/list",
+          end,
+        ),
+      );
+    });
+  }
+
+  /**
+   * The agent's session `query.sessionId` as its `session/list` lists it (`sessionId`, `cwd`,
+   * `title`, `updatedAt`), found by reading the agent's pages (no `cwd` filter) on a short-lived
+   * agent process, as {@link listSessions} starts it, until one holds it (at most 100 pages). No
+   * session is opened and no model is called.
+   * @returns `undefined` when the pages read do not list it.
+   * @throws FeatureUnsupportedError (feature `getSessionInfo`) when the agent's `initialize` answer
+   * has no `sessionCapabilities.list`; otherwise as {@link listSessions}.
+   */
+  async getSessionInfo(query: DriverSessionQuery, signal: AbortSignal = new AbortController().signal): Promise<SessionSummary | undefined> {
+    const start = query.env !== undefined ? { env: query.env } : {};
+    return this.#shortLived("session-info", start, signal, async (proc, init, config, end, requested) => {
+      if (!init.agentCapabilities?.sessionCapabilities?.list)
+        throw new FeatureUnsupportedError(
+          this.descriptor.type,
+          "getSessionInfo",
+          `${this.descriptor.displayName} does not offer session/list (no sessionCapabilities.list in its initialize answer)`,
+        );
+      requested("session/list");
+      return findAcpSession(query.sessionId, (cursor) =>
+        withHandshakeDeadline(
+          proc.connection.agent.request("session/list", { ...(cursor !== undefined ? { cursor } : {}) }, { cancellationSignal: signal }),
           config,
           this.descriptor.type,
           "session/list",

@@ -29,11 +29,11 @@ describe("acp config and descriptor", () => {
     expect(refusal(() => gemini({ extraArgs: ["--yolo"] }).validateConfig())?.field).toBe("extraArgs[0]");
   });
 
-  it("declares sandbox levels from sandboxModes, resume and reading messages unless loadSession is off, never fork, a listing (decided by the agent's initialize answer)", () => {
+  it("declares sandbox levels from sandboxModes, resume and reading messages unless loadSession is off, never fork, a listing and one session's record (decided by the agent's initialize answer)", () => {
     const generic = acp({ command: "agent" }).descriptor;
     expect(generic.type).toBe("acp");
     expect(generic.capabilities.policy.sandbox).toEqual([]);
-    expect(generic.capabilities.sessions).toEqual({ resume: true, fork: false, list: true, messages: true });
+    expect(generic.capabilities.sessions).toEqual({ resume: true, fork: false, list: true, messages: true, info: true });
     expect(generic.capabilities.mcp.transports).toEqual(["stdio"]);
     const mapped = acp({ command: "agent", sandboxModes: { read_only: "plan" }, loadSession: false }).descriptor;
     expect(mapped.capabilities.policy.sandbox).toEqual(["read_only"]);

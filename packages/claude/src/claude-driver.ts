@@ -12,6 +12,10 @@ import {
   type SessionTransfer,
   type DriverListSessionsQuery,
   type DriverSessionMessagesQuery,
+  type DriverSessionQuery,
+  type DriverRenameSessionQuery,
+  type DriverTagSessionQuery,
+  type SessionSummary,
   type SessionMessagePage,
   type SessionPage,
 } from "@adaptor/driver";
@@ -45,6 +49,8 @@ import { claudeLaunchSignature } from "./session/launch-signature.js";
 import { inspectClaude } from "./inspect/inspect-claude.js";
 import { readClaudeMessages } from "./session-messages/read-claude-messages.js";
 import { listClaudeSessions } from "./session-list/list-claude-sessions.js";
+import { readClaudeSessionInfo } from "./session-list/claude-session-info.js";
+import { renameClaudeSession, tagClaudeSession } from "./session-edit/append-claude-entry.js";
 import { claudeSessionTransfer, unlinkPlantedTranscripts } from "./session-state/claude-session-transfer.js";
 
 const DEVICE = "claude";
@@ -56,7 +62,17 @@ export const CLAUDE_DESCRIPTOR: DriverDescriptor = deepFreeze<DriverDescriptor>(
   capabilities: {
     // modelSwitch: `--resume` with another `--model` continues the transcript (test/claude/model-switch.test.ts).
     // list: the transcripts of the CLI home's projects folder (test/claude/list-sessions.test.ts).
-    sessions: { resume: true, fork: true, fromCheckpoint: true, modelSwitch: true, list: true, messages: true },
+    sessions: {
+      resume: true,
+      fork: true,
+      fromCheckpoint: true,
+      modelSwitch: true,
+      list: true,
+      messages: true,
+      info: true,
+      rename: true,
+      tag: true,
+    },
     processReuse: true,
     // native: --json-schema, value from the result line's structured_output; prompt: instructions +
     // final text (test/structured-output.test.ts).
@@ -181,6 +197,39 @@ export class ClaudeDriver implements Driver {
   getSessionMessages(query: DriverSessionMessagesQuery, signal?: AbortSignal): Promise<SessionMessagePage | undefined> {
     this.validateConfig();
     return readClaudeMessages(this.config, query, signal);
+  }
+
+  /**
+   * The summary of the CLI's session `query.sessionId` in this host's CLI home, from that one
+   * transcript; see `Driver.getSessionInfo` and `readClaudeSessionInfo`. No process is started.
+   * @returns `undefined` when the home holds no transcript of that id.
+   * @throws InvalidDriverConfigError; as `readClaudeSessionInfo`.
+   */
+  getSessionInfo(query: DriverSessionQuery, signal?: AbortSignal): Promise<SessionSummary | undefined> {
+    this.validateConfig();
+    return readClaudeSessionInfo(this.config, query, signal);
+  }
+
+  /**
+   * Titles the CLI's session `query.sessionId` with a `custom-title` entry appended to its
+   * transcript, as `/rename` does; see `Driver.renameSession` and `renameClaudeSession`.
+   * @returns `false` when the home holds no transcript of that id.
+   * @throws InvalidDriverConfigError; as `renameClaudeSession`.
+   */
+  renameSession(query: DriverRenameSessionQuery, signal?: AbortSignal): Promise<boolean> {
+    this.validateConfig();
+    return renameClaudeSession(this.config, query, signal);
+  }
+
+  /**
+   * Tags the CLI's session `query.sessionId` with a `tag` entry appended to its transcript, as the
+   * Claude Agent SDK's `tagSession` does; see `Driver.tagSession` and `tagClaudeSession`.
+   * @returns `false` when the home holds no transcript of that id.
+   * @throws InvalidDriverConfigError; as `tagClaudeSession`.
+   */
+  tagSession(query: DriverTagSessionQuery, signal?: AbortSignal): Promise<boolean> {
+    this.validateConfig();
+    return tagClaudeSession(this.config, query, signal);
   }
 
   /** @throws InvalidDriverConfigError (see {@link validateClaudeConfig}). */

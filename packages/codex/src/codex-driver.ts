@@ -9,6 +9,9 @@ import type {
   InspectOptions,
   SessionTransfer,
   DriverListSessionsQuery,
+  DriverRenameSessionQuery,
+  DriverSessionQuery,
+  SessionSummary,
   DriverSessionMessagesQuery,
   SessionMessagePage,
   SessionPage,
@@ -39,6 +42,8 @@ import { checkWritableRoots } from "./app-server/writable-roots.js";
 import { codexLaunchSignature } from "./session/launch-signature.js";
 import { readCheckpointData } from "./session/checkpoint-data.js";
 import { inspectCodex } from "./inspect/inspect-codex.js";
+import { readCodexSessionInfo } from "./session-list/codex-session-info.js";
+import { renameCodexSession } from "./session-edit/rename-codex-session.js";
 import { listCodexSessions } from "./session-list/list-codex-sessions.js";
 import { readCodexMessages } from "./session-messages/read-codex-messages.js";
 import { codexHomeOf, codexSessionTransfer } from "./session-state/codex-session-transfer.js";
@@ -100,6 +105,28 @@ export class CodexDriver implements Driver {
   getSessionMessages(query: DriverSessionMessagesQuery, signal?: AbortSignal): Promise<SessionMessagePage | undefined> {
     this.validateConfig();
     return readCodexMessages(this.config.command ?? defaultCodexCommand(), this.config, query, signal);
+  }
+
+  /**
+   * The summary of codex's thread `query.sessionId` in this host's Codex home, from `thread/read`
+   * on a short-lived `codex app-server`; see `Driver.getSessionInfo` and `readCodexSessionInfo`.
+   * @returns `undefined` when codex holds no thread of that id in this home.
+   * @throws InvalidDriverConfigError; as `readCodexSessionInfo`.
+   */
+  getSessionInfo(query: DriverSessionQuery, signal?: AbortSignal): Promise<SessionSummary | undefined> {
+    this.validateConfig();
+    return readCodexSessionInfo(this.config.command ?? defaultCodexCommand(), this.config, query, signal);
+  }
+
+  /**
+   * Names codex's thread `query.sessionId` with `thread/name/set` on a short-lived
+   * `codex app-server`; see `Driver.renameSession` and `renameCodexSession`.
+   * @returns `false` when codex holds no thread of that id in this home.
+   * @throws InvalidDriverConfigError; as `renameCodexSession`.
+   */
+  renameSession(query: DriverRenameSessionQuery, signal?: AbortSignal): Promise<boolean> {
+    this.validateConfig();
+    return renameCodexSession(this.config.command ?? defaultCodexCommand(), this.config, query, signal);
   }
 
   /** @throws InvalidDriverConfigError (see {@link validateCodexConfig}). */

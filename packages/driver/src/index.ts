@@ -45,6 +45,14 @@ export {
   type SessionPage,
   type SkippedSession,
 } from "./spi/session-list.js";
+export { checkSessionId, checkSessionTag, checkSessionTitle } from "./spi/check-session-edit.js";
+export {
+  MAX_SESSION_TAG_LENGTH,
+  MAX_SESSION_TITLE_LENGTH,
+  type DriverSessionQuery,
+  type DriverRenameSessionQuery,
+  type DriverTagSessionQuery,
+} from "./spi/session-info.js";
 export { checkSessionMessagesQuery, type CheckedSessionMessagesQuery } from "./spi/check-session-messages-query.js";
 export {
   DEFAULT_MESSAGE_PAGE_LIMIT,

@@ -34,6 +34,7 @@ function decode(cursor: string): Position {
   return decodeSessionCursor(cursor, readPosition, "an ACP session listing");
 }
 
+/** One session of a `session/list` answer as listed, or `undefined` for an entry without a `sessionId`. */
 function summary(info: ListSessionsResponse["sessions"][number]): SessionSummary | undefined {
   if (typeof info?.sessionId !== "string" || info.sessionId === "") return undefined;
   const updated = typeof info.updatedAt === "string" ? Date.parse(info.updatedAt) : Number.NaN;
@@ -80,4 +81,31 @@ export async function listAcpSessions(
     if (sessions.length === query.limit || read.size === MAX_AGENT_PAGES) return { sessions, skipped: [], nextCursor: encode(position) };
     read.add(next);
   }
+}
+
+/** The most `session/list` pages {@link findAcpSession} reads looking for one session. */
+export const MAX_FIND_PAGES = 100;
+
+/**
+ * The session `sessionId` as an ACP agent lists it (`list(agentCursor)` sends `session/list`
+ * without a `cwd`): the agent's pages in its order until one holds it, at most
+ * {@link MAX_FIND_PAGES} of them; an agent `nextCursor` already read ends the search.
+ * @returns its summary, or `undefined` when the pages read do not list it.
+ * @throws what `list` throws.
+ */
+export async function findAcpSession(
+  sessionId: string,
+  list: (agentCursor: string | undefined) => Promise<ListSessionsResponse>,
+): Promise<SessionSummary | undefined> {
+  const read = new Set<string | undefined>();
+  let cursor: string | undefined;
+  while (read.size < MAX_FIND_PAGES && !read.has(cursor)) {
+    read.add(cursor);
+    const page = await list(cursor);
+    const found = (Array.isArray(page.sessions) ? page.sessions : []).map(summary).find((s) => s?.sessionId === sessionId);
+    if (found !== undefined) return found;
+    cursor = typeof page.nextCursor === "string" && page.nextCursor !== "" ? page.nextCursor : undefined;
+    if (cursor === undefined) return undefined;
+  }
+  return undefined;
 }

@@ -5,6 +5,9 @@ import {
   checkInspectOptions,
   checkListSessionsQuery,
   checkSessionMessagesQuery,
+  checkSessionId,
+  checkSessionTag,
+  checkSessionTitle,
   FeatureUnsupportedError,
   type Driver,
   type DriverInspection,
@@ -14,6 +17,7 @@ import {
   type SessionMessagePage,
   type SessionMessagesQuery,
   type SessionPage,
+  type SessionSummary,
 } from "@adaptor/driver";
 import { inspectDriver } from "./inspect-driver.js";
 import { v7 as uuidv7 } from "uuid";
@@ -263,6 +267,126 @@ export class Agent implements AsyncDisposable {
         { sentinel: ErrResumeRejected },
       );
     return page;
+  }
+
+  /**
+   * The summary of the CLI's own session `sessionId` in this host's CLI home: the same record
+   * {@link listSessions} gives for it (`SessionSummary`: title, first prompt, working directory,
+   * times, tag), read without listing the home. The CLI home is the one this Agent's runs use, as
+   * for {@link listSessions}. No model call is made. Claude Code: that one transcript
+   * `<config dir>/projects/<folder>/<sessionId>.jsonl` is read, 64 KiB from each end; no process is
+   * started. Codex: one short-lived `codex app-server` answers `thread/read` and is ended. ACP
+   * agents: a short-lived agent process answers `session/list` page after page until one lists the
+   * session (at most 100 pages), for an agent whose `initialize` answer offers it. An
+   * unknown id is refused with `ErrResumeRejected`, as {@link getSessionMessages} refuses it (the
+   * Claude Agent SDK's `getSessionInfo` resolves `undefined` instead).
+   * @param sessionId - the CLI's id of the session (`SessionSummary.sessionId`).
+   * @param signal - aborts the read (rejects with its reason; a process it started is ended).
+   * `close()` aborts a read in flight too.
+   * @throws InvalidOptionError (subject `"getSessionInfo arguments"`, field `sessionId` or
+   * `signal`) before anything is read: an id that is not a non-empty string, holds NUL, `/` or `\`,
+   * or is `.` or `..`; FeatureUnsupportedError (`ErrFeatureUnsupported`, feature
+   * `getSessionInfo`) for a driver without the capability (`sessions.info`: CodeBuddy, Cursor),
+   * before anything starts, or an ACP agent whose `initialize` answer offers no `session/list`,
+   * after `initialize`; `ErrResumeRejected` when this host's CLI home holds no session `sessionId`;
+   * `ErrAgentClosed` after close(); InvalidDriverConfigError; DriverError for a CLI that fails to
+   * answer (`NOT_FOUND` for a missing executable) or a transcript without a complete entry
+   * (`INVALID`); `signal`'s reason when aborted.
+   */
+  async getSessionInfo(sessionId: string, signal?: AbortSignal): Promise<SessionSummary> {
+    const id = checkSessionId("getSessionInfo", sessionId);
+    const driver = this.#sessionDriver("getSessionInfo", "info", "it cannot read its CLI's sessions", signal);
+    const env = this.#options.env;
+    const info = await this.#sessionCall(driver, signal, (inner) =>
+      driver.getSessionInfo!({ sessionId: id, ...(env !== undefined ? { env } : {}) }, inner),
+    );
+    if (info === undefined) throw this.#unknownSession("read", id);
+    return info;
+  }
+
+  /**
+   * Gives the CLI's own session `sessionId` a title, in the CLI's own form, so {@link listSessions},
+   * {@link getSessionInfo} and the CLI's own session picker show it (the peer SDKs' `renameSession`,
+   * Codex's thread name). Claude Code: a `custom-title` entry appended to the session's transcript,
+   * exactly as `/rename` and the Claude Agent SDK's `renameSession` write it; no process is started.
+   * Codex: `thread/name/set` on one short-lived `codex app-server`. Safe while the session is being
+   * run (a thread's turn, the CLI by hand): nothing already recorded is rewritten, the entry is
+   * appended whole. No model call is made.
+   * @param sessionId - the CLI's id of the session (`SessionSummary.sessionId`).
+   * @param title - the new title; trimmed, then non-empty, at most 500 characters, no control
+   * characters or line breaks.
+   * @param signal - aborts the call (rejects with its reason; a process it started is ended).
+   * @throws InvalidOptionError (subject `"renameSession arguments"`, field `sessionId`, `title` or
+   * `signal`) before anything is read or written (an id as {@link getSessionInfo} refuses it);
+   * FeatureUnsupportedError (`ErrFeatureUnsupported`, feature `renameSession`) for a driver without
+   * the capability (`sessions.rename`: ACP agents, CodeBuddy, Cursor); `ErrResumeRejected`, nothing
+   * written, when this host's CLI home holds no session `sessionId`; `ErrAgentClosed` after
+   * close(); InvalidDriverConfigError; DriverError for a CLI that fails to answer, or (Claude Code)
+   * `INVALID` for a link, FIFO or hard link in place of the transcript, which is not written;
+   * `signal`'s reason when aborted.
+   */
+  async renameSession(sessionId: string, title: string, signal?: AbortSignal): Promise<void> {
+    const id = checkSessionId("renameSession", sessionId);
+    const checked = checkSessionTitle(title);
+    const driver = this.#sessionDriver("renameSession", "rename", "its CLI has no session title it can set", signal);
+    const env = this.#options.env;
+    const found = await this.#sessionCall(driver, signal, (inner) =>
+      driver.renameSession!({ sessionId: id, title: checked, ...(env !== undefined ? { env } : {}) }, inner),
+    );
+    if (!found) throw this.#unknownSession("rename", id);
+  }
+
+  /**
+   * Gives the CLI's own session `sessionId` a tag (`null`: clears it), in the CLI's own form, so
+   * {@link listSessions} and {@link getSessionInfo} give it as `tag` (the Claude Agent SDK's
+   * `tagSession`). Claude Code: a `tag` entry appended to the session's transcript exactly as the
+   * Claude Agent SDK writes it (`""` for a cleared tag), safe while the session is being run, as
+   * {@link renameSession}. No process is started and no model call is made.
+   * @param sessionId - the CLI's id of the session (`SessionSummary.sessionId`).
+   * @param tag - the new tag, trimmed, then non-empty, at most 200 characters, no control
+   * characters or line breaks; `null` clears the tag.
+   * @param signal - aborts the call (rejects with its reason).
+   * @throws InvalidOptionError (subject `"tagSession arguments"`, field `sessionId`, `tag` or
+   * `signal`) before anything is written; FeatureUnsupportedError (`ErrFeatureUnsupported`, feature
+   * `tagSession`) for a driver without the capability (`sessions.tag`: Codex, whose threads have no
+   * tag, ACP agents, CodeBuddy, Cursor); otherwise as {@link renameSession}.
+   */
+  async tagSession(sessionId: string, tag: string | null, signal?: AbortSignal): Promise<void> {
+    const id = checkSessionId("tagSession", sessionId);
+    const checked = checkSessionTag(tag);
+    const driver = this.#sessionDriver("tagSession", "tag", "its CLI has no session tag", signal);
+    const env = this.#options.env;
+    const found = await this.#sessionCall(driver, signal, (inner) =>
+      driver.tagSession!({ sessionId: id, tag: checked, ...(env !== undefined ? { env } : {}) }, inner),
+    );
+    if (!found) throw this.#unknownSession("tag", id);
+  }
+
+  /**
+   * The driver, for a call about one of the CLI's sessions, once `signal` is checked, the Agent is
+   * open and the driver has the capability `capability` and the method `method`.
+   */
+  #sessionDriver(
+    method: "getSessionInfo" | "renameSession" | "tagSession",
+    capability: "info" | "rename" | "tag",
+    why: string,
+    signal: AbortSignal | undefined,
+  ): Driver {
+    if (signal !== undefined) optionChecks.abortSignal()(signal, "signal", `${method} arguments`);
+    if (this.#closing) throw new AdaptorError("agent is closed", { sentinel: ErrAgentClosed });
+    signal?.throwIfAborted();
+    const driver = this.driver;
+    if (driver.descriptor.capabilities.sessions[capability] !== true || typeof driver[method] !== "function")
+      throw new FeatureUnsupportedError(driver.descriptor.type, method, why);
+    return driver;
+  }
+
+  /** `ErrResumeRejected` for a session id this host's CLI home does not hold. */
+  #unknownSession(verb: string, sessionId: string): AdaptorError {
+    return new AdaptorError(
+      `cannot ${verb} session ${sessionId}: this host's ${this.driver.descriptor.type} home has no such session (check the id and the CLI's config dir or home)`,
+      { sentinel: ErrResumeRejected },
+    );
   }
 
   /**

@@ -7,6 +7,7 @@ import { entriesOf } from "../session-state/folder-entries.js";
 import { claudeProjectDir, claudeProjectsDir, MAX_PROJECT_DIR, SESSION_ID } from "../session-state/claude-session-transfer.js";
 import { comparePositions, decodeCursor, encodeCursor, type ListingPosition } from "./session-cursor.js";
 import { readTranscriptEnds } from "./transcript-summary.js";
+import { readSavedTitle } from "../session-state/title-sidecar.js";
 
 /** Bytes read from each end of a transcript: its first entries and its last (titles, last prompt). */
 export const TRANSCRIPT_END_BYTES = 64 * 1024;
@@ -28,7 +29,8 @@ function wantedFolder(cwd: string | undefined): (name: string) => boolean {
  * One page of the Claude Code sessions in the CLI home a run with `query.env` uses
  * (`<config dir>/projects/<cwd folder>/<session id>.jsonl`), most recently modified first. Every
  * transcript is only listed and `lstat`ed (its name and modification time); only those a page
- * examines are opened, and of each only its first and last 64 KiB are read, so neither thousands
+ * examines are opened, and of each only its first and last 64 KiB are read (and the title file
+ * the CLI keeps beside it, `<id>/custom-title.json`, when there is one), so neither thousands
  * of sessions nor a transcript of gigabytes is read whole. A page examines at most `limit`
  * transcripts it lists or skips (a transcript of another `cwd` sharing the folder does not count).
  * Links, folders and other files in place of a transcript are not transcripts: never listed,
@@ -78,8 +80,9 @@ export async function listClaudeSessions(config: ClaudeConfig, query: DriverList
     const { sessionId, folder } = candidates[index]!;
     let reading: ReturnType<typeof readTranscriptEnds>;
     try {
-      const ends = await readFileEnds(join(projects, folder, `${sessionId}.jsonl`), TRANSCRIPT_END_BYTES, TRANSCRIPT_END_BYTES, READ_OP);
-      reading = readTranscriptEnds(sessionId, ends, query.cwd);
+      const path = join(projects, folder, `${sessionId}.jsonl`);
+      const ends = await readFileEnds(path, TRANSCRIPT_END_BYTES, TRANSCRIPT_END_BYTES, READ_OP);
+      reading = readTranscriptEnds(sessionId, ends, query.cwd, await readSavedTitle(path, sessionId));
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === "ENOENT") continue; // deleted since it was listed
       reading = { kind: "skipped", reason: `unreadable: ${error instanceof Error ? error.message : String(error)}` };

@@ -69,6 +69,36 @@ describe("readTranscriptEnds", () => {
     }
   });
 
+  it("the title file beside the transcript is the title when the last bytes hold no title entry; a title entry there wins over it, it wins over one in the head", () => {
+    const line = (entry: Record<string, unknown>): string => JSON.stringify({ ...entry, sessionId: ID });
+    const headTitle = `${user("first")}\n${line({ type: "custom-title", customTitle: "old, in the head" })}\n`;
+    const filler = `cut line"}\n${line({ type: "last-prompt", lastPrompt: "latest" })}\n`;
+    // A long transcript: the head holds the old title, the tail only a later prompt.
+    const long = ends(headTitle, filler, 1_000_000);
+    expect(readTranscriptEnds(ID, long, undefined)).toMatchObject({ session: { title: "old, in the head" } });
+    expect(readTranscriptEnds(ID, long, undefined, "from the title file")).toMatchObject({ session: { title: "from the title file" } });
+    const tailTitle = ends(headTitle, `cut line"}\n${line({ type: "custom-title", customTitle: "newest, in the tail" })}\n`, 1_000_000);
+    expect(readTranscriptEnds(ID, tailTitle, undefined, "from the title file")).toMatchObject({
+      session: { title: "newest, in the tail" },
+    });
+    // A transcript read whole: its own last title entry is the newest.
+    expect(readTranscriptEnds(ID, ends(headTitle), undefined, "from the title file")).toMatchObject({
+      session: { title: "old, in the head" },
+    });
+  });
+
+  it("the tag is the last tag entry's; an empty one (a cleared tag) leaves none, even after an earlier tag", () => {
+    const line = (entry: Record<string, unknown>): string => JSON.stringify({ ...entry, sessionId: ID });
+    const read = (...lines: string[]) => readTranscriptEnds(ID, ends(`${[user("first"), ...lines].join("\n")}\n`), undefined);
+    expect(read()).toMatchObject({ kind: "session", session: { sessionId: ID } });
+    expect(read()).not.toHaveProperty("session.tag");
+    expect(read(line({ type: "tag", tag: "review" }))).toMatchObject({ session: { tag: "review" } });
+    expect(read(line({ type: "tag", tag: "review" }), line({ type: "tag", tag: "shipped" }))).toMatchObject({
+      session: { tag: "shipped" },
+    });
+    expect(read(line({ type: "tag", tag: "review" }), line({ type: "tag", tag: "" }))).not.toHaveProperty("session.tag");
+  });
+
   it("a line cut by the tail's start and a torn last line are not read; the tail's complete lines are", () => {
     const tail = `ted":"x"}\n${JSON.stringify({ type: "custom-title", customTitle: "from the tail", sessionId: ID })}\n{"type":"last-pro`;
     const reading = readTranscriptEnds(ID, ends(`${user("first")}\n{"type":"att`, tail, 10_000_000), undefined);

@@ -75,17 +75,29 @@ function last(list: readonly Entry[], type: string, key: string): string | undef
   return undefined;
 }
 
+/** The tag of the last `tag` entry over `list`: an empty one (a cleared tag) is no tag. */
+function lastTag(list: readonly Entry[]): string | undefined {
+  for (let i = list.length - 1; i >= 0; i--) if (list[i]!.type === "tag") return text(list[i]!.tag);
+  return undefined;
+}
+
 /**
  * Reads one Claude Code transcript (`<id>.jsonl`, one JSON entry a line, each carrying the
  * `sessionId`) from its first and last bytes: the working directory, git branch and creation time
  * of its first entries, the first prompt the user typed, and the title: the one the user gave
- * (`custom-title` entry, e.g. `/rename`), else the CLI's (`ai-title`), else the last prompt the CLI
+ * (the last `custom-title` entry, e.g. `/rename`, among the last bytes, else `savedTitle`, the
+ * title file the CLI keeps beside the transcript, else one among the first bytes), else the CLI's (`ai-title`), else the last prompt the CLI
  * recorded (`last-prompt`), the summary (`summary`), the first prompt. The update time is the
  * file's. A file whose first bytes hold no complete entry of a session (empty, torn, another
- * format) is skipped with the reason; a subagent's transcript, or one of another `cwd` than
+ * format) is skipped with the reason; the tag is the last `tag` entry's (an empty one clears it); a subagent's transcript, or one of another `cwd` than
  * `wantedCwd`, is ignored.
  */
-export function readTranscriptEnds(sessionId: string, ends: FileEnds, wantedCwd: string | undefined): TranscriptReading {
+export function readTranscriptEnds(
+  sessionId: string,
+  ends: FileEnds,
+  wantedCwd: string | undefined,
+  savedTitle?: string,
+): TranscriptReading {
   if (ends.size === 0) return { kind: "skipped", reason: "the transcript is empty" };
   const whole = ends.head.length === ends.size;
   const head = entries(ends.head.toString("utf8"), false);
@@ -104,13 +116,18 @@ export function readTranscriptEnds(sessionId: string, ends: FileEnds, wantedCwd:
   const cwd = ofSession.map((entry) => entry.cwd).find((value): value is string => typeof value === "string" && value !== "");
   if (wantedCwd !== undefined && cwd !== wantedCwd) return { kind: "ignored" };
   const firstPrompt = head.map(typedPrompt).find((value) => value !== undefined);
+  // As the CLI reads it: a title entry among the last entries, else the title file, else one in the head.
+  const latest = whole ? head : tail;
   const title =
+    last(latest, "custom-title", "customTitle") ??
+    text(savedTitle) ??
     last(all, "custom-title", "customTitle") ??
     last(all, "ai-title", "aiTitle") ??
     last(all, "last-prompt", "lastPrompt") ??
     last(all, "summary", "summary") ??
     firstPrompt;
   const branches = all.map((entry) => text(entry.gitBranch)).filter((value) => value !== undefined);
+  const tag = lastTag(all);
   const createdAt = ofSession.map((entry) => date(entry.timestamp)).find((value) => value !== undefined);
   return {
     kind: "session",
@@ -119,6 +136,7 @@ export function readTranscriptEnds(sessionId: string, ends: FileEnds, wantedCwd:
       ...(cwd !== undefined ? { cwd } : {}),
       ...(title !== undefined ? { title } : {}),
       ...(firstPrompt !== undefined ? { firstPrompt } : {}),
+      ...(tag !== undefined ? { tag } : {}),
       ...(createdAt !== undefined ? { createdAt } : {}),
       updatedAt: ends.modified,
       ...(branches.length > 0 ? { gitBranch: branches.at(-1)! } : {}),

@@ -1,5 +1,4 @@
-import { lstat } from "node:fs/promises";
-import { dirname, join } from "node:path";
+import { dirname } from "node:path";
 import type { DriverSessionMessagesQuery, SessionMessage, SessionMessagePage, SessionToolCall, SessionToolResult } from "@adaptor/driver";
 import {
   decodeSessionCursor,
@@ -10,7 +9,7 @@ import {
 } from "@adaptor/driver/kit";
 import { checkSessionFolders, openRegularFile } from "@adaptor/driver/process";
 import type { ClaudeConfig } from "../config.js";
-import { entriesOf } from "../session-state/folder-entries.js";
+import { findTranscript } from "../session-state/find-transcript.js";
 import { claudeProjectsDir, SESSION_ID } from "../session-state/claude-session-transfer.js";
 import { chainTo, ConversationMessages, TranscriptIndexer, type IndexedEntry } from "./transcript-index.js";
 import { readLine, scanLines } from "./transcript-lines.js";
@@ -49,17 +48,6 @@ function refusedCursor(cursor: string): never {
  * working directory's folder it is (the most recently written, should there be copies in
  * several), a regular file only; `undefined` when there is none.
  */
-async function findTranscript(projects: string, sessionId: string): Promise<string | undefined> {
-  let found: { path: string; modifiedMs: number } | undefined;
-  for (const folder of await entriesOf(projects)) {
-    if (!folder.isDirectory()) continue;
-    const path = join(projects, folder.name, `${sessionId}.jsonl`);
-    const stat = await lstat(path).catch(() => undefined);
-    if (stat?.isFile() && (found === undefined || stat.mtimeMs > found.modifiedMs)) found = { path, modifiedMs: stat.mtimeMs };
-  }
-  return found?.path;
-}
-
 type Block = {
   type?: unknown;
   text?: unknown;

@@ -51,8 +51,8 @@ function seconds(value: unknown): Date | undefined {
   return typeof value === "number" && Number.isFinite(value) ? new Date(value * 1000) : undefined;
 }
 
-/** One thread of `thread/list` as listed: its id is what `thread/resume` (and `adoptSession`) takes. */
-function summary(thread: Thread): SessionSummary {
+/** One thread of `thread/list` (or `thread/read`) as listed: its id is what `thread/resume` (and `adoptSession`) takes. */
+export function summary(thread: Thread): SessionSummary {
   const cwd = text(thread.cwd);
   const firstPrompt = text(thread.preview);
   const title = text(thread.name) ?? firstPrompt;

@@ -23,6 +23,7 @@ export { WarmPool, type WarmProcess } from "./warm-pool.js";
 export { waitForCpuIdle, type CpuIdleOptions } from "./cpu-idle.js";
 export {
   appendSessionFile,
+  appendSessionLine,
   checkSessionFolders,
   partFrom,
   readSessionFile,

@@ -27,7 +27,8 @@ export interface OpenRegularFileOptions {
  * in its place is not waited on for a writer), `O_NOFOLLOW` unless `followLinks` (a symbolic link
  * is refused, not followed to a device), then `fstat` of the opened handle, so a file swapped in
  * between a check and the open is judged too. `mode` `"read"` opens it read-only, `"write"`
- * read-write.
+ * read-write, `"append"` read-write with every write at the file's end (`O_APPEND`: a line written
+ * while another process appends to the same file lands whole after the line before it).
  * @param op - the operation named in the error, e.g. `"read session file"`.
  * @throws DriverError (op `op`, device `path`): `IS_DIRECTORY` for a directory, `INVALID` for a
  * symbolic link, FIFO, socket or device; the `open` error as is for anything else (`ENOENT` for a
@@ -35,11 +36,11 @@ export interface OpenRegularFileOptions {
  */
 export async function openRegularFile(
   path: string,
-  mode: "read" | "write",
+  mode: "read" | "write" | "append",
   op: string,
   { followLinks = false }: OpenRegularFileOptions = {},
 ): Promise<OpenedRegularFile> {
-  const access = mode === "read" ? constants.O_RDONLY : constants.O_RDWR;
+  const access = mode === "read" ? constants.O_RDONLY : mode === "append" ? constants.O_RDWR | constants.O_APPEND : constants.O_RDWR;
   let handle: FileHandle;
   try {
     handle = await open(path, access | constants.O_NONBLOCK | (followLinks ? 0 : constants.O_NOFOLLOW));

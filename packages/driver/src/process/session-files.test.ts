@@ -19,6 +19,7 @@ import { DriverError, ErrCode, findError } from "@adaptor/errors";
 import { afterEach, describe, expect, it } from "vitest";
 import {
   appendSessionFile,
+  appendSessionLine,
   checkSessionFolders,
   partFrom,
   readSessionFile,
@@ -259,5 +260,52 @@ describe("checkSessionFolders and hard links", () => {
     ])
       expect(findError(err, DriverError)?.code).toBe(ErrCode.Invalid);
     expect(readFileSync(`${path}.other`, "utf8")).toBe("line\n");
+  });
+});
+
+describe("appendSessionLine", () => {
+  it("appends one line after the last, adds the newline a torn last line lacks, and writes nothing to a missing or empty file", async () => {
+    const path = file('{"a":1}\n');
+    expect(await appendSessionLine(path, '{"b":2}', "test")).toBe(true);
+    expect(readFileSync(path, "utf8")).toBe('{"a":1}\n{"b":2}\n');
+    const torn = file('{"a":1}\n{"half');
+    expect(await appendSessionLine(torn, '{"c":3}', "test")).toBe(true);
+    expect(readFileSync(torn, "utf8")).toBe('{"a":1}\n{"half\n{"c":3}\n');
+    const empty = file("");
+    expect(await appendSessionLine(empty, '{"d":4}', "test")).toBe(false);
+    expect(readFileSync(empty, "utf8")).toBe("");
+    expect(await appendSessionLine(join(empty, "..", "missing.jsonl"), '{"e":5}', "test")).toBe(false);
+    await expect(appendSessionLine(path, "two\nlines", "test")).rejects.toThrow(TypeError);
+  });
+
+  it("lines appended through many handles at once all land whole, none overwritten (each open is its own O_APPEND writer)", async () => {
+    const path = file('{"start":true}\n');
+    const ours = Array.from({ length: 50 }, (_, i) => appendSessionLine(path, JSON.stringify({ ours: i }), "test"));
+    const theirs = Array.from({ length: 50 }, (_, i) =>
+      appendSessionLine(path, JSON.stringify({ theirs: i, pad: "x".repeat(4096) }), "test"),
+    );
+    await Promise.all([...ours, ...theirs]);
+    const lines = readFileSync(path, "utf8")
+      .trimEnd()
+      .split("\n")
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(lines).toHaveLength(101);
+    expect(lines.filter((line) => "ours" in line)).toHaveLength(50);
+    expect(lines.filter((line) => "theirs" in line)).toHaveLength(50);
+  });
+
+  it("refuses a symbolic link, a hard link and a directory in place of the file (DriverError), writing nothing", async () => {
+    const victim = file('{"v":1}\n');
+    const dir = mkdtempSync(join(tmpdir(), "adaptor-session-line-"));
+    dirs.push(dir);
+    const link = join(dir, "link.jsonl");
+    symlinkSync(victim, link);
+    const hard = join(dir, "hard.jsonl");
+    linkSync(victim, hard);
+    for (const path of [link, hard, dir]) {
+      const err = findError(await appendSessionLine(path, '{"x":1}', "test").catch((e: unknown) => e), DriverError);
+      expect(err?.code).toMatch(new RegExp(`^(${ErrCode.Invalid}|${ErrCode.IsDirectory})$`));
+    }
+    expect(readFileSync(victim, "utf8")).toBe('{"v":1}\n');
   });
 });

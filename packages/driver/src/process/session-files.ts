@@ -128,6 +128,49 @@ function identityOf(stat: BigIntStats): string {
  * elsewhere, which the CLI would write through it. The SDK writes session files anew, never linked.
  * @throws DriverError (op `op`, device `path`) `INVALID`.
  */
+/**
+ * Appends one line (`line`, without its newline) to the end of the CLI session file at `path`,
+ * which a CLI process may be appending to at the same moment: the file is opened `O_APPEND` and the
+ * line goes out in one `write(2)` where the system takes it whole (a line and its newline), so it
+ * lands after whatever line is complete when it is written and nothing already there is moved or
+ * rewritten. A file whose last byte is not a newline (a line torn by a process that died
+ * mid-write) gets one first, so the new line is a line of its own. Never follows a link, never
+ * blocks on what is at `path` (see `openRegularFile`).
+ * @returns `false`, writing nothing, when there is no file at `path` or it is empty (a session
+ * the CLI has not begun to write); `true` once the line is written.
+ * @throws DriverError (op `op`): `IS_DIRECTORY` / `INVALID` for anything but a regular file of
+ * its own (a directory, a symbolic link, a FIFO, a hard link: writing one writes its other names
+ * too); the I/O error of a failed open, read or write.
+ */
+export async function appendSessionLine(path: string, line: string, op: string): Promise<boolean> {
+  if (line.includes("\n")) throw new TypeError("a session line holds no newline");
+  let opened;
+  try {
+    opened = await openRegularFile(path, "append", op);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return false;
+    throw error;
+  }
+  const { handle, stat } = opened;
+  try {
+    refuseHardLink(stat, path, op);
+    const size = Number(stat.size);
+    if (size === 0) return false;
+    const last = Buffer.alloc(1);
+    await readRange(handle, last, size - 1);
+    const content = Buffer.from(`${last[0] === 0x0a ? "" : "\n"}${line}\n`, "utf8");
+    let written = 0;
+    while (written < content.byteLength) {
+      const { bytesWritten } = await handle.write(content, written, Math.min(IO_CHUNK_BYTES, content.byteLength - written), null);
+      if (bytesWritten <= 0) throw new DriverError({ op, device: path, code: ErrCode.Internal, cause: "the write made no progress" });
+      written += bytesWritten;
+    }
+    return true;
+  } finally {
+    await handle.close();
+  }
+}
+
 function refuseHardLink(stat: BigIntStats, path: string, op: string): void {
   if (stat.nlink > 1n)
     throw new DriverError({ op, device: path, code: ErrCode.Invalid, cause: `a hard link (${stat.nlink} names), not a file of its own` });

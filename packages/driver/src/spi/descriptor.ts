@@ -33,7 +33,11 @@ export interface DriverCapabilities {
    * (`FeatureUnsupportedError`, feature `listSessions`). `messages`: the driver reads the messages
    * of one of those sessions by id (`Driver.getSessionMessages`, `agent.getSessionMessages()`);
    * without it a read is refused (`FeatureUnsupportedError`, feature `getSessionMessages`).
-   * Defaults false.
+   * `info`: the driver reads one of those sessions' summary by id (`Driver.getSessionInfo`,
+   * `agent.getSessionInfo()`). `rename` and `tag`: the driver gives one of those sessions a title
+   * or a tag in the CLI's own form, which the CLI's own session picker shows (`Driver.renameSession`,
+   * `Driver.tagSession`); without one the call is refused (`FeatureUnsupportedError`, feature
+   * `getSessionInfo`, `renameSession` or `tagSession`). Defaults false.
    */
   readonly sessions: {
     readonly resume: boolean;
@@ -42,6 +46,9 @@ export interface DriverCapabilities {
     readonly modelSwitch?: boolean;
     readonly list?: boolean;
     readonly messages?: boolean;
+    readonly info?: boolean;
+    readonly rename?: boolean;
+    readonly tag?: boolean;
   };
   /** A live process can serve several turns of one thread. */
   readonly processReuse: boolean;

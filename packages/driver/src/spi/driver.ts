@@ -5,8 +5,9 @@ import type { HookAnswer, HookAsk } from "./hooks.js";
 import type { DriverInspection, InspectOptions } from "./inspect.js";
 import type { DriverRequest, PrewarmRequest } from "./request.js";
 import type { DriverResponse } from "./response.js";
-import type { DriverListSessionsQuery, SessionPage } from "./session-list.js";
+import type { DriverListSessionsQuery, SessionPage, SessionSummary } from "./session-list.js";
 import type { DriverSessionMessagesQuery, SessionMessagePage } from "./session-messages.js";
+import type { DriverRenameSessionQuery, DriverSessionQuery, DriverTagSessionQuery } from "./session-info.js";
 import type { SessionTransfer } from "./session-transfer.js";
 import type { TurnControl } from "./turn-control.js";
 
@@ -156,6 +157,30 @@ export interface Driver {
    * CLI's home or the CLI itself fails; `signal.reason` when aborted (a process it started is ended first).
    */
   getSessionMessages?(query: DriverSessionMessagesQuery, signal?: AbortSignal): Promise<SessionMessagePage | undefined>;
+  /**
+   * The summary of the CLI's session `query.sessionId` in this host's CLI home (as
+   * {@link listSessions}), the record a listing gives for it, read without listing the home and
+   * without a model call. Present only with the descriptor's `sessions.info`.
+   * @returns the summary, or `undefined` when this home holds no session of that id (the SDK
+   * refuses that with `ErrResumeRejected`, as {@link getSessionMessages}).
+   * @throws a DriverError when the CLI's home or the CLI itself fails; `signal.reason` when aborted.
+   */
+  getSessionInfo?(query: DriverSessionQuery, signal?: AbortSignal): Promise<SessionSummary | undefined>;
+  /**
+   * Gives the CLI's session `query.sessionId` the title `query.title` in the CLI's own form, so a
+   * listing and the CLI's own session picker show it; safe while a CLI process writes the session
+   * (nothing already recorded is rewritten). Present only with the descriptor's `sessions.rename`.
+   * @returns `false`, having written nothing, when this home holds no session of that id.
+   * @throws a DriverError when the CLI's home or the CLI itself fails; `signal.reason` when aborted.
+   */
+  renameSession?(query: DriverRenameSessionQuery, signal?: AbortSignal): Promise<boolean>;
+  /**
+   * Gives the CLI's session `query.sessionId` the tag `query.tag` (`null`: clears it) in the CLI's
+   * own form, as {@link renameSession}. Present only with the descriptor's `sessions.tag`.
+   * @returns `false`, having written nothing, when this home holds no session of that id.
+   * @throws as {@link renameSession}.
+   */
+  tagSession?(query: DriverTagSessionQuery, signal?: AbortSignal): Promise<boolean>;
   /**
    * Ends the CLI process parked between turns for the conversation `resumeId` (a checkpoint's
    * `resumeId`), if there is one: the SDK calls it when the thread it served was deleted, so

@@ -40,6 +40,12 @@ export interface SessionSummary {
   readonly createdAt?: Date;
   /** When the session was last written: the listing's order (newest first). */
   readonly updatedAt?: Date;
+  /**
+   * The tag the user or an app gave the session (Claude Code: the last `tag` entry of its
+   * transcript, as `agent.tagSession` or the Claude Agent SDK's `tagSession` writes it); absent
+   * when it has none or it was cleared.
+   */
+  readonly tag?: string;
   /** The git branch the CLI recorded for the session's working directory. */
   readonly gitBranch?: string;
   /** The model the session last used, when the CLI says (Codex). */

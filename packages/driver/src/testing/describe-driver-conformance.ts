@@ -363,6 +363,9 @@ export function describeDriverConformance<F extends DriverFixture>(name: string,
         // A driver that declares listing (reading) has the method that lists (reads).
         if (caps.sessions.list === true) expect(typeof driver.listSessions).toBe("function");
         if (caps.sessions.messages === true) expect(typeof driver.getSessionMessages).toBe("function");
+        if (caps.sessions.info === true) expect(typeof driver.getSessionInfo).toBe("function");
+        if (caps.sessions.rename === true) expect(typeof driver.renameSession).toBe("function");
+        if (caps.sessions.tag === true) expect(typeof driver.tagSession).toBe("function");
       });
 
       clause(
