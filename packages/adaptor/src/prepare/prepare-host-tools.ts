@@ -23,16 +23,25 @@ interface HostCall {
  * `RunToolBinding.open`) and adds it to `request.mcpServers` as an `http` entry whose
  * `Authorization` header carries the token.
  *
- * Each call first passes the run's permission gate: unless the tool says `needsApproval: false`,
- * an `ask` / `auto_approve` / `auto_deny` permission mode decides it through the run's approvals,
- * exactly as a CLI's own tool's ask (`inherit` runs it, unless `needsApproval: true`). A denied
- * call never reaches the handler; the model reads `permission_denied: <reason>`.
+ * The server is the gate: the token cannot be hidden from a process of the same OS user (the
+ * CLI's argv names its MCP config; its environment is readable), so a request carrying it proves
+ * nothing. A request runs only when it is a call the run's agent made: the id the CLI sent is a
+ * `tool-call` the run reported for this tool (waited for at most `REPORT_WAIT_MS`), else (a CLI
+ * that sends no id) `HostCallIds` claims a reported call of this tool with these arguments (at most
+ * `CLAIM_WAIT_MS`); each reported call once. Any other request gets
+ * `permission_denied: this call was not made by the agent of this run` and a `host-tool.refused`
+ * notice; no hook, approval or handler sees it.
  *
- * Each call's approval, `tool-result` and denial carry the id of its `tool-call` event: the one the
- * CLI sends with the MCP request, else the one `HostCallIds` matches in the run's events, else `host_<uuid v7>`.
+ * A call of the agent then passes the run's `beforeToolCall` hooks (every driver; the CLI's own
+ * hook path leaves host tools to this gate, so each call is asked once): a deny is what the model
+ * reads, an `updatedInput` replaces the arguments. Then the run's permission gate: unless the tool
+ * says `needsApproval: false`, an `ask` / `auto_approve` / `auto_deny` permission mode decides it
+ * through the run's approvals, exactly as a CLI's own tool's ask (`inherit` runs it, unless
+ * `needsApproval: true`). A denied call never reaches the handler; the model reads
+ * `permission_denied: <reason>`.
  *
- * A call whose CLI sent its id waits for the run's `tool-call` event of that id (at most
- * `REPORT_WAIT_MS`) before anything else, so its approval, notices and `tool-result` come after it.
+ * Each call's hooks, approval, `tool-result` and denial carry the id of its `tool-call` event, and
+ * come after that event.
  *
  * Each call emits one `tool-result` event, the host's view: `name` is the tool's own name and, for
  * a failure, `output` holds the full error text the model never sees; the CLI's own `tool-result`
