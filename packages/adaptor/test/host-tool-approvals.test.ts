@@ -185,9 +185,12 @@ describe("host tools follow the run's permission mode", () => {
 
   it("run() without onApproval under ask: the host tool does not run and the run fails as unanswerable", async () => {
     const handled: unknown[] = [];
-    const driver = capabilityDriver(CAPS, async (request: DriverRequest) => {
+    const driver = capabilityDriver(CAPS, async (request: DriverRequest, sink) => {
       const client = await connect(request);
-      await client.callTool({ name: "lookup", arguments: { id: "o-1" } }).catch(() => undefined);
+      sink.emit({ type: "tool-call", phase: "start", id: "toolu_1", name: "mcp__adaptor__lookup" });
+      await client
+        .callTool({ name: "lookup", arguments: { id: "o-1" }, _meta: { "claudecode/toolUseId": "toolu_1" } })
+        .catch(() => undefined);
       await client.close().catch(() => undefined);
       return { text: "done" };
     });

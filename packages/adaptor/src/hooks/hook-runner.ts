@@ -158,9 +158,29 @@ export class HookRunner {
     this.#timeoutMs = init.timeoutMs ?? DEFAULT_HOOK_TIMEOUT_MS;
   }
 
-  /** The answer of the hook at a native point, for `DriverSink.hook`. Always resolves. */
+  /**
+   * The answer of the hook at a native point, for `DriverSink.hook`. Always resolves. A host tool's
+   * `beforeToolCall` is not asked here (the answer is empty: the CLI goes on to call the tool): the
+   * SDK's host-tool server asks it for each call that reaches it ({@link beforeHostToolCall}), so
+   * the hook is called once per call, and also for a request the CLI's own hook never saw.
+   */
   ask(ask: HookAsk): Promise<HookAnswer> {
+    if (ask.point === "beforeToolCall" && hostToolOf(ask.toolName, this.#hostTools) !== undefined) return Promise.resolve({});
     const run = this.#queue.then(() => this.#call(ask, true));
+    this.#queue = run.then(() => undefined);
+    return run;
+  }
+
+  /**
+   * The `beforeToolCall` verdict for a host-tool call that reached the SDK's host-tool server, on
+   * any driver: every matcher group whose matcher names `ask.toolName` (the name the agent gave the
+   * call, e.g. `mcp__adaptor__lookup`), in order, combined as for a CLI's call (the first deny
+   * wins). Empty without a `beforeToolCall` hook. Fails closed: once the run ended or a hook failed,
+   * the call is denied. Always resolves.
+   */
+  beforeHostToolCall(ask: Extract<HookAsk, { readonly point: "beforeToolCall" }>): Promise<HookAnswer> {
+    if (this.#hooks.beforeToolCall === undefined) return Promise.resolve({});
+    const run = this.#queue.then(() => this.#call(ask, true, true));
     this.#queue = run.then(() => undefined);
     return run;
   }
@@ -212,7 +232,8 @@ export class HookRunner {
     this.#ended.abort(new AdaptorError("the run has ended"));
   }
 
-  async #call(ask: HookAsk, native: boolean): Promise<HookAnswer> {
+  /** `byMatcher`: pick the tool hook's groups by their matchers, even where the agent applies them (a host-tool server's call). */
+  async #call(ask: HookAsk, native: boolean, byMatcher = false): Promise<HookAnswer> {
     const name = HOOK_NAMES[ask.point];
     if (this.#failed) return fallback(ask.point, "a hook of this run failed");
     if (this.#signal.aborted) return fallback(ask.point, "the run has ended");
@@ -223,7 +244,7 @@ export class HookRunner {
       const callId = ask.point === "beforeToolCall" ? ask.toolCallId : undefined;
       if (callId !== undefined && this.#denied.has(callId)) return {};
       const answers: HookAnswer[] = [];
-      for (const group of this.#groupsFor(ask, native)) {
+      for (const group of this.#groupsFor(ask, native && !byMatcher)) {
         const answer = await this.#answer(ask, native, context, group);
         if (this.#signal.aborted) return fallback(ask.point, "the run has ended");
         if (answer.deny !== undefined) {

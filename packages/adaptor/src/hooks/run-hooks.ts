@@ -203,7 +203,9 @@ export interface RunHooks {
   /**
    * Before each tool call the agent starts (with a matcher, each call it names): return `{ deny: reason }` to stop it (the model reads
    * the reason as the call's result), `{ updatedInput }` to run it with another input (the
-   * approval policy still applies to the edited call), or nothing to let it go on. Native only.
+   * approval policy still applies to the edited call), or nothing to let it go on. Native only. A
+   * host tool's call (the Agent's `tools`) is asked about by the SDK's host-tool server, once, before
+   * its approval and handler, so a deny holds for every request that reaches that server.
    */
   readonly beforeToolCall?: ToolHookOption<BeforeToolCallHook>;
   /**

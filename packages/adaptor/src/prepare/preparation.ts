@@ -1,4 +1,13 @@
-import type { ApprovalAsk, ApprovalDecision, ApprovalMode, Driver, DriverRequest, DriverResponse } from "@adaptor/driver";
+import type {
+  ApprovalAsk,
+  ApprovalDecision,
+  ApprovalMode,
+  Driver,
+  DriverRequest,
+  DriverResponse,
+  HookAnswer,
+  HookAsk,
+} from "@adaptor/driver";
 import type { RunOptions } from "../options/run-options.js";
 import type { RunToolBinding } from "../tools/agent-tools.js";
 import type { RunTelemetry } from "../telemetry/run-telemetry.js";
@@ -14,6 +23,9 @@ export interface RunApprovals {
   /** Decides one ask as a CLI's would be: auto modes, `onApproval`, the event, fallbacks. Always resolves. */
   ask(ask: ApprovalAsk): Promise<ApprovalDecision>;
 }
+
+/** Asks the run's `beforeToolCall` hooks about one host-tool call (see `HookRunner.beforeHostToolCall`). Always resolves. */
+export type HostToolHooks = (ask: Extract<HookAsk, { readonly point: "beforeToolCall" }>) => Promise<HookAnswer>;
 
 /**
  * The pre-invocation stage of one run (docs/design.md, "One run" step 2): each step validates one
@@ -31,6 +43,11 @@ export class Preparation {
   readonly approvals: RunApprovals | undefined;
   /** The run's spans; absent when the run records none. */
   readonly telemetry: RunTelemetry | undefined;
+  /**
+   * The run's `beforeToolCall` hooks for its host-tool calls, set once the run's hooks are ready
+   * (after preparation, before the driver starts); absent without a `beforeToolCall` hook.
+   */
+  hostToolHooks: HostToolHooks | undefined;
   /** The prompt's images, not yet read (read by the images step). */
   readonly images: readonly PendingImage[];
   /** The request being built; steps add their fields. */

@@ -1,9 +1,8 @@
 import { AdaptorError } from "@adaptor/errors";
-import type { ApprovalAsk, DriverResponse, McpServerConfig, PermissionDenial, TranscriptItem } from "@adaptor/driver";
+import type { ApprovalAsk, DriverResponse, HookAnswer, HookAsk, McpServerConfig, PermissionDenial, TranscriptItem } from "@adaptor/driver";
 import { ErrInvalidConfig, ErrTransportUnsupported, ErrUnsupported, type HostToolReply, type HostToolSpec } from "@adaptor/mcp";
 import { ErrInvalidDefinition, Tool } from "@adaptor/tool";
 import { invokeTool, type ToolOutcome } from "@adaptor/tool/internal";
-import { v7 as uuidv7 } from "uuid";
 import type { Preparation } from "./preparation.js";
 import { HOST_TOOL_SERVER_NAME } from "../tools/agent-tools.js";
 
@@ -24,16 +23,25 @@ interface HostCall {
  * `RunToolBinding.open`) and adds it to `request.mcpServers` as an `http` entry whose
  * `Authorization` header carries the token.
  *
- * Each call first passes the run's permission gate: unless the tool says `needsApproval: false`,
- * an `ask` / `auto_approve` / `auto_deny` permission mode decides it through the run's approvals,
- * exactly as a CLI's own tool's ask (`inherit` runs it, unless `needsApproval: true`). A denied
- * call never reaches the handler; the model reads `permission_denied: <reason>`.
+ * The server is the gate: the token cannot be hidden from a process of the same OS user (the
+ * CLI's argv names its MCP config; its environment is readable), so a request carrying it proves
+ * nothing. A request runs only when it is a call the run's agent made: the id the CLI sent is a
+ * `tool-call` the run reported for this tool (waited for at most `REPORT_WAIT_MS`), else (a CLI
+ * that sends no id) `HostCallIds` claims a reported call of this tool with these arguments (at most
+ * `CLAIM_WAIT_MS`); each reported call once. Any other request gets
+ * `permission_denied: this call was not made by the agent of this run` and a `host-tool.refused`
+ * notice; no hook, approval or handler sees it.
  *
- * Each call's approval, `tool-result` and denial carry the id of its `tool-call` event: the one the
- * CLI sends with the MCP request, else the one `HostCallIds` matches in the run's events, else `host_<uuid v7>`.
+ * A call of the agent then passes the run's `beforeToolCall` hooks (every driver; the CLI's own
+ * hook path leaves host tools to this gate, so each call is asked once): a deny is what the model
+ * reads, an `updatedInput` replaces the arguments. Then the run's permission gate: unless the tool
+ * says `needsApproval: false`, an `ask` / `auto_approve` / `auto_deny` permission mode decides it
+ * through the run's approvals, exactly as a CLI's own tool's ask (`inherit` runs it, unless
+ * `needsApproval: true`). A denied call never reaches the handler; the model reads
+ * `permission_denied: <reason>`.
  *
- * A call whose CLI sent its id waits for the run's `tool-call` event of that id (at most
- * `REPORT_WAIT_MS`) before anything else, so its approval, notices and `tool-result` come after it.
+ * Each call's hooks, approval, `tool-result` and denial carry the id of its `tool-call` event, and
+ * come after that event.
  *
  * Each call emits one `tool-result` event, the host's view: `name` is the tool's own name and, for
  * a failure, `output` holds the full error text the model never sees; the CLI's own `tool-result`
@@ -80,12 +88,27 @@ export async function prepareHostTools(prep: Preparation): Promise<void> {
       async call(call): Promise<HostToolReply> {
         const tool = byName.get(call.name);
         if (!tool) return { text: `unknown_tool: no tool named ${JSON.stringify(call.name)}`, isError: true };
-        // The id of the call's `tool-call` event: sent by the CLI, else matched to the run's events.
-        // A sent id waits for its event, so the call's approval, notices and result follow it.
-        if (call.toolCallId !== undefined) await binding.callIds.reported(call.toolCallId, call.signal);
-        const matched = call.toolCallId ?? (await binding.callIds.claim(tool.name, call.arguments, call.signal));
-        const toolCallId = matched ?? `host_${uuidv7()}`;
-        const parentToolCallId = matched === undefined ? undefined : binding.callIds.parentOf(matched);
+        // Only a call the run's agent made runs: the id the CLI sent must be a reported call of this
+        // tool (its event waited for, so the call's approval, notices and result follow it), else a
+        // reported call of this tool with these arguments is claimed; each once. Anything else is a
+        // request from a process that read the run's token, which no hook or approval ever saw.
+        const matched =
+          call.toolCallId !== undefined
+            ? (await binding.callIds.reported(call.toolCallId, tool.name, call.signal))
+              ? call.toolCallId
+              : undefined
+            : await binding.callIds.claim(tool.name, call.arguments, call.signal);
+        if (matched === undefined) {
+          binding.queue.push({
+            type: "notice",
+            kind: "host-tool.refused",
+            message: `a call of host tool ${tool.name} that the agent did not make was refused`,
+            data: { tool: tool.name, ...(call.toolCallId !== undefined ? { toolCallId: call.toolCallId } : {}) },
+          });
+          return { text: UNMADE_TEXT, isError: true };
+        }
+        const toolCallId = matched;
+        const parentToolCallId = binding.callIds.parentOf(matched);
         const result = (output: string, isError: boolean): void => {
           binding.queue.push({
             type: "tool-result",
@@ -95,7 +118,7 @@ export async function prepareHostTools(prep: Preparation): Promise<void> {
             isError,
             ...(parentToolCallId !== undefined ? { parentToolCallId } : {}),
           });
-          if (matched !== undefined) binding.callIds.answered(matched);
+          binding.callIds.answered(matched);
         };
         const notice = (kind: string, message?: string, data?: Readonly<Record<string, unknown>>): void => {
           if (typeof kind !== "string" || kind === "") return;
@@ -106,12 +129,26 @@ export async function prepareHostTools(prep: Preparation): Promise<void> {
             ...(data !== undefined ? { data: { ...data, toolCallId, tool: tool.name } } : { data: { toolCallId, tool: tool.name } }),
           });
         };
-        const gate = await approve(prep, tool, call.arguments, toolCallId, parentToolCallId);
+        // The run's beforeToolCall hooks, here for every driver: the CLI's own hook path leaves host tools to this gate.
+        let args = call.arguments;
+        const hooked = await askHooks(prep, {
+          point: "beforeToolCall",
+          toolCallId,
+          ...(parentToolCallId !== undefined ? { parentToolCallId } : {}),
+          toolName: binding.callIds.agentNameOf(toolCallId) ?? `mcp__${HOST_TOOL_SERVER_NAME}__${tool.name}`,
+          input: args === undefined || args === null ? {} : args,
+        });
+        if (hooked.deny !== undefined) {
+          result(hooked.deny, true);
+          return { text: hooked.deny, isError: true };
+        }
+        if (hooked.updatedInput !== undefined) args = hooked.updatedInput;
+        const gate = await approve(prep, tool, args, toolCallId, parentToolCallId);
         if (gate.outcome === "deny") {
           denials.push({
             toolName: tool.name,
             toolCallId,
-            input: call.arguments === undefined || call.arguments === null ? {} : call.arguments,
+            input: args === undefined || args === null ? {} : args,
           });
           const text = `permission_denied: ${gate.reason}`;
           result(text, true);
@@ -150,6 +187,19 @@ export async function prepareHostTools(prep: Preparation): Promise<void> {
   };
   prep.request = { ...prep.request, mcpServers: [...declared, entry] };
   prep.onResponse((response) => withHostDenials(withHostFailures(response, calls), denials));
+}
+
+/** What the model reads for a request that is no call the run's agent made. */
+const UNMADE_TEXT = "permission_denied: this call was not made by the agent of this run";
+
+/**
+ * The run's `beforeToolCall` verdict on one host-tool call: empty without such a hook; a deny when
+ * the run has one but its hooks are not ready (fail closed).
+ */
+function askHooks(prep: Preparation, ask: Extract<HookAsk, { readonly point: "beforeToolCall" }>): Promise<HookAnswer> {
+  if (prep.options.hooks?.beforeToolCall === undefined) return Promise.resolve({});
+  if (!prep.hostToolHooks) return Promise.resolve({ deny: "the run's hooks are not ready" });
+  return prep.hostToolHooks(ask);
 }
 
 /**

@@ -74,36 +74,43 @@ describe("HostCallIds: a host-tool call whose CLI sent its id waits for its tool
 
   it("a call that reaches the host before its event waits until the event is observed; one already observed goes on at once", async () => {
     const ids = new HostCallIds("adaptor", ["lookup"]);
-    const early = ids.reported("call_1");
+    const early = ids.reported("call_1", "lookup");
     expect(await settled(early)).toBe(false);
     ids.observe(call("call_0", "mcp__adaptor__lookup"));
     expect(await settled(early)).toBe(false);
     ids.observe(call("call_1", "mcp__adaptor__lookup"));
     expect(await settled(early)).toBe(true);
-    expect(await settled(ids.reported("call_0"))).toBe(true);
+    expect(await early).toBe(true);
+    expect(await settled(ids.reported("call_0", "lookup"))).toBe(true);
   });
 
-  it("the call's event may name any tool; the call is not claimed again by a call without an id", async () => {
-    const ids = new HostCallIds("adaptor", ["lookup"]);
-    ids.observe(call("t1", "lookup"));
+  it("the call is the agent's only when its event names this host tool, and only once; it is not claimed again by a call without an id", async () => {
+    const ids = new HostCallIds("adaptor", ["lookup", "transfer"]);
+    ids.observe(call("t1", "Bash"));
     ids.observe(call("k1", "mcp__adaptor__lookup", { word: "a" }));
-    await ids.reported("t1");
-    await ids.reported("k1");
-    expect(await ids.claim("lookup", { word: "a" }, AbortSignal.abort())).toBeUndefined();
+    expect(await ids.reported("t1", "lookup")).toBe(false);
+    expect(await ids.reported("k1", "transfer")).toBe(false);
+    const other = new HostCallIds("adaptor", ["lookup"]);
+    other.observe(call("k1", "mcp__adaptor__lookup", { word: "a" }));
+    expect(await other.reported("k1", "lookup")).toBe(true);
+    expect(await other.reported("k1", "lookup")).toBe(false);
+    expect(other.agentNameOf("k1")).toBe("mcp__adaptor__lookup");
+    expect(await other.claim("lookup", { word: "a" }, AbortSignal.abort())).toBeUndefined();
   });
 
-  it(`an event never reported: the call goes on after ${REPORT_WAIT_MS} ms, or when its signal aborts`, async () => {
+  it(`an event never reported: the call is not the agent's, known after ${REPORT_WAIT_MS} ms, or when its signal aborts`, async () => {
     vi.useFakeTimers();
     const ids = new HostCallIds("adaptor", ["lookup"]);
-    const never = ids.reported("call_9");
+    const never = ids.reported("call_9", "lookup");
     const controller = new AbortController();
-    const aborted = ids.reported("call_8", controller.signal);
+    const aborted = ids.reported("call_8", "lookup", controller.signal);
     await vi.advanceTimersByTimeAsync(REPORT_WAIT_MS - 1);
     expect(await settled(never)).toBe(false);
     controller.abort();
     expect(await settled(aborted)).toBe(true);
     await vi.advanceTimersByTimeAsync(1);
     expect(await settled(never)).toBe(true);
+    expect([await never, await aborted]).toEqual([false, false]);
     expect(vi.getTimerCount()).toBe(0);
   });
 

@@ -48,6 +48,9 @@ export const REPORT_WAIT_MS = 5_000;
  *   {@link CLAIM_WAIT_MS} for one to be reported. Each reported call is claimed at most once.
  * - Order: a call whose CLI sent its id waits ({@link reported}) until the run's `tool-call` event
  *   of that id is out, so the call's approval, notices and `tool-result` follow it.
+ * - Trust: a call is one the run's agent made only when it matches a reported call of that tool,
+ *   once ({@link reported} true, or {@link claim} an id); any other request that reaches the
+ *   server with the run's token (a process that read the token) is not the agent's call.
  * - One result: the host's `tool-result` of a call ({@link answered}) stands for it; the CLI's own
  *   `tool-result` of that id that follows is folded into it ({@link folds}).
  */
@@ -62,6 +65,8 @@ export class HostCallIds {
   readonly #reportWaiters = new Map<string, (() => void)[]>();
   /** Calls the host answered whose CLI result has not come yet, oldest first. */
   readonly #answered = new Set<string>();
+  /** The reported calls of host tools: their tool's own name and the name the agent gave the call, oldest first. */
+  readonly #hostCalls = new Map<string, { readonly tool: string; readonly agentName: string }>();
 
   /** `server` is the host-tool server's name in the run's `mcpServers`, `tools` its tools' names. */
   constructor(server: string, tools: Iterable<string>) {
@@ -74,15 +79,19 @@ export class HostCallIds {
    */
   observe(event: DriverEvent): void {
     if (event.type !== "tool-call") return;
+    const hostTool = hostToolOf(event.name, this.#server);
+    if (hostTool !== undefined && !this.#hostCalls.has(event.id)) {
+      this.#hostCalls.set(event.id, { tool: hostTool, agentName: event.name });
+      if (this.#hostCalls.size > MAX_REPORTED) this.#hostCalls.delete(this.#hostCalls.keys().next().value!);
+    }
     this.#noteReported(event.id, event.parentToolCallId);
     if (this.#claimed.has(event.id)) return;
     const known = this.#unclaimed.find((call) => call.id === event.id);
     if (known) {
       if (event.input !== undefined) known.input = event.input;
     } else {
-      const tool = hostToolOf(event.name, this.#server);
-      if (tool === undefined) return;
-      this.#unclaimed.push({ id: event.id, name: tool, input: event.input });
+      if (hostTool === undefined) return;
+      this.#unclaimed.push({ id: event.id, name: hostTool, input: event.input });
       if (this.#unclaimed.length > MAX_UNCLAIMED) this.#unclaimed.shift();
     }
     for (const waiter of [...this.#waiters]) {
@@ -116,15 +125,28 @@ export class HostCallIds {
   }
 
   /**
-   * Resolves once the run's `tool-call` event of call `id` is out (at once when it is), after
-   * {@link REPORT_WAIT_MS} when the agent does not report it, or when `signal` aborts. The call is
-   * claimed: no {@link claim} takes it.
+   * Whether call `id`, as a host-tool call sent it, is a call of host tool `tool` the run reported:
+   * waits until the run's `tool-call` event of that id is out (at once when it is), at most
+   * {@link REPORT_WAIT_MS} or until `signal` aborts. One-shot: the call is claimed (no
+   * {@link claim} takes it) and a second request with the same id gets false, as does an id the run
+   * reported for another tool or never reported.
    */
-  async reported(id: string, signal?: AbortSignal): Promise<void> {
+  async reported(id: string, tool: string, signal?: AbortSignal): Promise<boolean> {
+    if (this.#claimed.has(id)) return false;
     this.#claimed.add(id);
     const at = this.#unclaimed.findIndex((call) => call.id === id);
     if (at !== -1) this.#unclaimed.splice(at, 1);
-    if (this.#reported.has(id) || signal?.aborted) return;
+    if (!this.#reported.has(id) && !signal?.aborted) await this.#reportOf(id, signal);
+    return this.#reported.has(id) && this.#hostCalls.get(id)?.tool === tool;
+  }
+
+  /** The name the agent gave reported host-tool call `id` (e.g. `mcp__adaptor__lookup`); `undefined` for another id. */
+  agentNameOf(id: string): string | undefined {
+    return this.#hostCalls.get(id)?.agentName;
+  }
+
+  /** Resolves once call `id` is reported, after {@link REPORT_WAIT_MS}, or when `signal` aborts. */
+  #reportOf(id: string, signal: AbortSignal | undefined): Promise<void> {
     return new Promise((resolve) => {
       const settle = (): void => {
         clearTimeout(timer);

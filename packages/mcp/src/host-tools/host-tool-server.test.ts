@@ -80,6 +80,28 @@ describe("host-tool MCP server", () => {
     await client.close();
   });
 
+  it("a token reaches only its own grant's session: two runs' grants, each call lands in the session of the token it carries; a revoked one gets 401", async () => {
+    server = await startHostToolServer();
+    const landed: string[] = [];
+    const session = (run: string): HostToolSession => ({
+      tools: echoSession.tools,
+      call: async () => {
+        landed.push(run);
+        return { text: `in ${run}`, isError: false };
+      },
+    });
+    const a = server.open(session("A"));
+    const b = server.open(session("B"));
+    expect(a.token).not.toBe(b.token);
+    expect(a.token).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    const clientA = await connect(a.url, { ...a.headers });
+    expect(await clientA.callTool({ name: "echo", arguments: { text: "x" } })).toMatchObject({ content: [{ text: "in A" }] });
+    await clientA.close();
+    b.revoke();
+    expect(await post(b.url, { ...b.headers })).toBe(401);
+    expect(landed).toEqual(["A"]);
+  });
+
   it("a session that throws: the model gets generic text, the error goes to onError only", async () => {
     const errors: unknown[] = [];
     server = await startHostToolServer({ onError: (e) => errors.push(e) });
