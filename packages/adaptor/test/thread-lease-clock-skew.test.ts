@@ -20,7 +20,7 @@ function skewWallClock(skewMs: number): void {
       return RealDate.now() + skewMs;
     }
     // A date made elsewhere (a structured clone, another realm's copy) is still a Date.
-    static [Symbol.hasInstance](value: unknown): boolean {
+    static override [Symbol.hasInstance](value: unknown): boolean {
       return value instanceof RealDate;
     }
   }
