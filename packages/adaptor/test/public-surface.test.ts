@@ -514,6 +514,7 @@ describe("public surface", () => {
       "skillSet",
       "supportsPendingApprovals",
       "supportsThreadCatalog",
+      "threadKeyProblem",
       "writableOrDropped",
     ]);
   });
