@@ -368,6 +368,32 @@ describe("run settings that still apply behind A2A", () => {
   });
 });
 
+describe("a contextId whose thread key the SDK refuses", () => {
+  it("the task fails with code invalid_id, not retryable, naming the key rule it breaks; no run starts", async () => {
+    const agent = new Agent(new ReferenceDriver(), { threadStore: new MemoryThreadStore() });
+    const served = await serve(({ contextId }) => agent.thread(`a2a:${contextId}`));
+    try {
+      const client = await sdkClient(served.url);
+      const message = {
+        tenant: "",
+        message: { ...userMessage([text("hi")]), contextId: "abc\u202e" },
+        configuration: undefined,
+        metadata: undefined,
+      };
+      const task = asTask(await client.sendMessage(message));
+      expect(task.status?.state).toBe(TaskState.TASK_STATE_FAILED);
+      expect(partsText(task.status?.message?.parts)).toBe(
+        "invalid_id: the thread key of this context contains the bidi control U+202E at index 7",
+      );
+      expect(task.status?.message?.metadata?.[FAILURE_METADATA_KEY]).toEqual({ code: "invalid_id", retryable: false });
+      expect(await agent.listThreads()).toMatchObject({ threads: [] });
+    } finally {
+      await served.close();
+      await agent.close();
+    }
+  });
+});
+
 describe("infrastructure failures leave no detail", () => {
   it("a run that fails outside the business verdict ends failed with code error and a fixed message: no secret, no stack", async () => {
     const agent = new Agent(throwingDriver());

@@ -128,7 +128,7 @@ export { supportsThreadCatalog } from "@adaptor/threadstore";
 export type { ListThreadsQuery, ThreadPage, ThreadSummary, DeletedThread, ThreadCatalogStore } from "@adaptor/threadstore";
 
 // Thread key rules: one key space for every store, checked where the Agent takes a key.
-export { ErrInvalidThreadKey, InvalidThreadKeyError, MAX_THREAD_KEY_BYTES } from "@adaptor/threadstore";
+export { ErrInvalidThreadKey, InvalidThreadKeyError, MAX_THREAD_KEY_BYTES, threadKeyProblem } from "@adaptor/threadstore";
 
 // Session recorder identities (the recorder itself is @adaptor/sessionrecorder), the same objects as the leaf's.
 export {

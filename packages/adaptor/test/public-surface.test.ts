@@ -520,6 +520,7 @@ describe("public surface", () => {
       "skillSet",
       "supportsPendingApprovals",
       "supportsThreadCatalog",
+      "threadKeyProblem",
       "writableOrDropped",
     ]);
   });

@@ -1,6 +1,7 @@
 import { request as httpRequest } from "node:http";
 import { connect } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
+import { MemoryThreadStore } from "@adaptor/threadstore";
 import { askTwice, sendOnOneConnection, trickleBody } from "./raw-socket.js";
 import { postJson, rawRequest, readUntil, referenceAgent, serve, sseMessages, type Served } from "./support.js";
 
@@ -257,6 +258,40 @@ describe("ids and slow bodies", () => {
     const longest = await postJson(`${served.url}/ag-ui`, agUiInput("r".repeat(256), "t".repeat(256)));
     expect(longest.status).toBe(200);
     await longest.body?.cancel();
+  });
+
+  it("a raw threadKey or AG-UI threadId the SDK's thread key rules refuse (whitespace only, a no-break space, a bidi control) is 400 invalid_id naming the rule, and no run starts", async () => {
+    const agent = referenceAgent({ threadStore: new MemoryThreadStore() });
+    served = await serve({ runner: ({ threadKey }) => (threadKey !== undefined ? agent.thread(threadKey) : agent) });
+    const cases: [string, string, string][] = [
+      ["a space", " ", "is whitespace only"],
+      ["a no-break space", "\u00a0", "is whitespace only"],
+      ["a right-to-left override", "abc\u202e", "contains the bidi control U+202E at index 3"],
+      ["a first-strong isolate", "x\u2068y", "contains the bidi control U+2068 at index 1"],
+    ];
+    for (const [name, key, rule] of cases) {
+      const raw = await postJson(`${served.url}/runs`, { prompt: "hi", threadKey: key });
+      expect([name, raw.status, await raw.json()]).toEqual([name, 400, { error: { code: "invalid_id", message: `threadKey ${rule}` } }]);
+      const agUi = await postJson(`${served.url}/ag-ui`, agUiInput("r", key));
+      expect([name, agUi.status, await agUi.json()]).toEqual([name, 400, { error: { code: "invalid_id", message: `threadId ${rule}` } }]);
+    }
+    expect(served.settled).toEqual([]);
+    expect(served.bridge.size).toBe(0);
+    // A key with a no-break space inside is a key of its own.
+    const fine = await postJson(`${served.url}/runs`, { prompt: "hi", threadKey: "a\u00a0b" });
+    expect(fine.status).toBe(200);
+    expect((await served.settledRun(fine.headers.get("x-adaptor-run-id")!)).error).toBeUndefined();
+  });
+
+  it("a thread key the host's runner function derives and agent.thread() refuses is 400 invalid_id, not 500 internal", async () => {
+    const agent = referenceAgent({ threadStore: new MemoryThreadStore() });
+    served = await serve({ runner: ({ threadKey }) => agent.thread(`chat:${threadKey ?? ""}`.padEnd(1100, "x")) });
+    const raw = await postJson(`${served.url}/runs`, { prompt: "hi", threadKey: "k" });
+    expect([raw.status, await raw.json()]).toEqual([
+      400,
+      { error: { code: "invalid_id", message: "invalid thread key: longer than 1024 bytes of UTF-8 (1100 UTF-16 units)" } },
+    ]);
+    expect(served.settled).toEqual([]);
   });
 
   it("a body trickled byte by byte is cut at bodyTimeoutMs with 408 request_timeout and the connection closed; no run starts", async () => {

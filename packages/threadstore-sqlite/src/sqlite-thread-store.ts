@@ -90,11 +90,14 @@ const STORED_COLUMNS = `${THREAD_COLUMNS}, revision`;
  * lock stayed busy, `DEVICE_DISCONNECTED` after `close()` or on a closed database, `INTERNAL` else.
  *
  * Every write that decides ownership first checks, in its transaction, that the path still names
- * the file the store opened (device and inode): a file deleted or replaced under a running host
- * would take its commits while other processes use the new file. If not, `renewLease`, `finalize`
+ * the file the store opened (device and inode), by that name only (no hard link), with the `-wal`
+ * and `-shm` it had at open: a file deleted, replaced or given a second name under a running host,
+ * or its WAL deleted, would take its commits while other processes use another. If not, `renewLease`, `finalize`
  * and the lease-checked approval writes fail with `LeaseLostError`, the other writes with
  * `DriverError` `DEVICE_DISCONNECTED` (its `cause` says what happened), and every later call fails:
- * open a new store.
+ * open a new store. `close()` then leaves that connection open until the process exits: closing it
+ * would checkpoint its stale WAL into the file and delete the WAL at the path. A file that already
+ * has a second name is refused at open.
  *
  * @example
  * ```ts
@@ -132,7 +135,8 @@ export class SqliteThreadStore implements ThreadStore, PendingApprovalStore, Thr
   /**
    * Opens (or adopts) the database, sets WAL and the busy timeout, and creates the tables.
    * @throws TypeError unless exactly one of `path` and `database` is given; `DriverError` when the
-   * file cannot be opened or migrated.
+   * file cannot be opened or migrated, and `DEVICE_DISCONNECTED` when it has more than one name (a
+   * hard link), which it must not have.
    */
   constructor(options: SqliteThreadStoreOptions) {
     if ((options.path === undefined) === (options.database === undefined)) {
@@ -140,8 +144,19 @@ export class SqliteThreadStore implements ThreadStore, PendingApprovalStore, Thr
     }
     this.#faults = options.faults;
     this.#owned = options.database === undefined;
+    let file: OpenedFile | undefined;
     try {
       this.#db = options.database ?? new Database(options.path as string);
+    } catch (cause) {
+      throw backendError("open", cause);
+    }
+    try {
+      file = OpenedFile.of(this.#db);
+    } catch (cause) {
+      if (this.#owned) this.#db.close();
+      throw new DriverError({ op: "open", device: DEVICE, code: ErrCode.DeviceDisconnected, cause });
+    }
+    try {
       this.#db.pragma(`busy_timeout = ${Math.max(0, Math.floor(options.busyTimeoutMs ?? 5_000))}`);
       this.#db.pragma("journal_mode = WAL");
       this.#db
@@ -152,13 +167,15 @@ export class SqliteThreadStore implements ThreadStore, PendingApprovalStore, Thr
         })
         .immediate();
       this.#sql = prepare(this.#db);
-      this.#file = OpenedFile.of(this.#db);
+      file?.watchJournal();
+      this.#file = file;
       this.#approvals = new SqlitePendingApprovals(
         this.#db,
         (operation, signal, body) => this.#run(operation, signal, body),
         (operation, lease) => this.#checkFile(operation, lease),
       );
     } catch (cause) {
+      if (this.#owned) this.#db.close();
       throw backendError("open", cause);
     }
     const sql = this.#sql;
@@ -377,11 +394,33 @@ export class SqliteThreadStore implements ThreadStore, PendingApprovalStore, Thr
     return this.#approvals.close(id, lease, signal);
   }
 
-  /** Closes the database when the store opened it (`path`); later calls reject with `DEVICE_DISCONNECTED`. Idempotent. */
+  /**
+   * Closes the database when the store opened it (`path`), unless its file changed under it (see the
+   * class: that connection stays open until the process exits); later calls reject with
+   * `DEVICE_DISCONNECTED`. Idempotent.
+   */
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
-    if (this.#owned) this.#db.close();
+    if (!this.#owned) return;
+    // Closing the last connection checkpoints its WAL into the database file and deletes the WAL
+    // at the path: once the file, its -wal or -shm is not the one opened, that would write this
+    // connection's stale pages over other processes' commits, or delete their live WAL. Such a
+    // connection is left open (one file handle) until the process exits, which checkpoints nothing.
+    if (this.#fileGone ?? this.#fileChange()) {
+      STRANDED.add(this.#db);
+      return;
+    }
+    this.#db.close();
+  }
+
+  /** What changed about the opened file (see {@link OpenedFile.change}), `undefined` also when it cannot be told. */
+  #fileChange(): string | undefined {
+    try {
+      return this.#file?.change();
+    } catch {
+      return undefined;
+    }
   }
 
   /** Same as {@link close}. */
@@ -430,7 +469,7 @@ export class SqliteThreadStore implements ThreadStore, PendingApprovalStore, Thr
       const change = this.#file.change();
       if (change === undefined) return;
       this.#fileGone = new Error(
-        `the database file ${this.#file.path} was ${change} after this store opened it: nothing more is read from or written to the old file; open a new store`,
+        `the database file ${this.#file.path} ${change} after this store opened it: nothing more is read from or written to the old file; open a new store`,
       );
     }
     const error = this.#disconnected(operation, this.#fileGone);
@@ -545,6 +584,12 @@ function isContractError(err: unknown): boolean {
 function isUniqueViolation(err: unknown): boolean {
   return err instanceof Database.SqliteError && err.code.startsWith("SQLITE_CONSTRAINT_UNIQUE");
 }
+
+/**
+ * Connections never closed, for the process's life: the file they opened changed under them (see
+ * `SqliteThreadStore.close`). Held here so that garbage collection does not close them either.
+ */
+const STRANDED = new Set<Database.Database>();
 
 function backendError(op: string, cause: unknown): DriverError {
   const code =

@@ -1,4 +1,4 @@
-import { copyFileSync, mkdtempSync, renameSync, rmSync } from "node:fs";
+import { copyFileSync, linkSync, mkdtempSync, renameSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -144,5 +144,78 @@ describe("SqliteThreadStore whose database file is replaced under it", () => {
     expect((await inMemory.renewLease(held, 60_000)).token).toBe(held.token);
     await inMemory.close();
     memory.close();
+  });
+});
+
+describe("SqliteThreadStore whose file has a second name, or whose -wal or -shm is deleted under it", () => {
+  it("a file with a hard link is refused at open, by either name: DriverError DEVICE_DISCONNECTED, op open", () => {
+    const path = file();
+    new SqliteThreadStore({ path }).close();
+    linkSync(path, `${path}.second-name`);
+    for (const name of [path, `${path}.second-name`]) {
+      let err: unknown;
+      try {
+        new SqliteThreadStore({ path: name });
+      } catch (error) {
+        err = error;
+      }
+      expect(err).toBeInstanceOf(DriverError);
+      expect(err).toMatchObject({ op: "open", code: ErrCode.DeviceDisconnected });
+      expect((err as DriverError).cause).toBeInstanceOf(Error);
+      expect(((err as DriverError).cause as Error).message).toMatch(/has 2 names \(hard links\)/);
+    }
+  });
+
+  it("a hard link made under a running turn: renew and finalize fail with LeaseLostError and write nothing", async () => {
+    const path = file();
+    const running = new SqliteThreadStore({ path });
+    const lease = await running.acquireLease("k-link", "host-a", 60_000);
+    linkSync(path, `${path}.second-name`);
+    const renewLost = await rejection(running.renewLease(lease, 60_000));
+    expect(renewLost).toBeInstanceOf(LeaseLostError);
+    expect(fileChange(renewLost)).toMatch(/was given a second name \(a hard link; 2 names\) after this store opened it/);
+    const turn = draft("k-link", "turn A");
+    expect(await rejection(running.finalize({ leases: [lease], record: turn }))).toBeInstanceOf(LeaseLostError);
+    await running.close();
+    rmSync(`${path}.second-name`);
+    const reader = new SqliteThreadStore({ path });
+    expect(await reader.resolve({ key: "k-link" })).toBeUndefined();
+    await reader.close();
+  });
+
+  it.each(["-wal", "-shm"])(
+    "its %s file deleted under a running turn: renew and finalize fail with LeaseLostError naming it",
+    async (suffix) => {
+      const path = file();
+      const running = new SqliteThreadStore({ path });
+      const lease = await running.acquireLease("k-journal", "host-a", 60_000);
+      rmSync(`${path}${suffix}`);
+      const renewLost = await rejection(running.renewLease(lease, 60_000));
+      expect(renewLost).toBeInstanceOf(LeaseLostError);
+      expect(fileChange(renewLost)).toBe(
+        `the database file ${path} had its ${suffix} file deleted after this store opened it: nothing more is read from or written to the old file; open a new store`,
+      );
+      const finalizeLost = await rejection(running.finalize({ leases: [lease], record: draft("k-journal", "turn A") }));
+      expect(finalizeLost).toBeInstanceOf(LeaseLostError);
+      expect(fileChange(await rejection(running.acquireLease("k-other", "host-a", 60_000)))).toMatch(new RegExp(`had its ${suffix} file`));
+      await running.close();
+    },
+  );
+
+  it("a symbolic link to the file, another connection's checkpoint and its close leave the store working", async () => {
+    const path = file();
+    const running = new SqliteThreadStore({ path });
+    symlinkSync(path, `${path}.symlink`);
+    const viaLink = new SqliteThreadStore({ path: `${path}.symlink` });
+    const lease = await viaLink.acquireLease("k-fine", "host-a", 60_000);
+    const other = new Database(path);
+    other.pragma("wal_checkpoint(TRUNCATE)");
+    other.close();
+    await running.close();
+    expect((await viaLink.renewLease(lease, 60_000)).token).toBe(lease.token);
+    const rec = draft("k-fine", "kept");
+    await viaLink.finalize({ leases: [lease], record: rec, releaseLeases: true });
+    expect((await viaLink.resolve({ key: "k-fine" }))?.id).toBe(rec.id);
+    await viaLink.close();
   });
 });

@@ -25,7 +25,7 @@ import {
   type A2AServer,
   type A2AServerCard,
 } from "../server/a2a-server.js";
-import { failedWithError, messageText, partsTextLength, rejected, statusUpdate } from "../server/parts.js";
+import { failedToStart, failedWithError, messageText, partsTextLength, rejected, statusUpdate } from "../server/parts.js";
 import { consoleWarnLog, outsideServerLog, withServerLog, type A2AServerLog } from "../server/server-log.js";
 import { recordingStore } from "../server/recording-store.js";
 import {
@@ -418,10 +418,11 @@ export function a2aFleetServer(fleet: A2AFleet, options: A2AFleetServerOptions):
           ...(threadKey !== undefined ? { threadKey } : {}),
           ...(options.runOptions ? { runOptions: options.runOptions } : {}),
         });
-      } catch {
-        // The fleet refused (its queue is full, a bad thread key, the database): no detail leaves the host.
+      } catch (error) {
+        // The fleet refused (its queue is full, the database): no detail leaves the host; a thread
+        // key the SDK refuses is the client's invalid_id.
         bus.publish(AgentEvent.task(initial));
-        bus.publish(failedWithError(taskId, contextId, "error: internal error", true));
+        bus.publish(failedToStart(taskId, contextId, error));
         return;
       }
       bus.publish(

@@ -19,7 +19,7 @@ import express from "express";
 import { bodyDeadline, bodyTimeoutOf } from "./body-deadline.js";
 import { paced, StreamPacing, writeTimeoutOf } from "./stream-pacing.js";
 import { arrivingBodyLimit, declaredBodyLimit, MAX_REQUEST_BODY_BYTES } from "./body-limit.js";
-import { agentMessage, failedWithError, messageData, messageText, rejected, textPart } from "./parts.js";
+import { agentMessage, failedToStart, failedWithError, messageData, messageText, rejected, textPart } from "./parts.js";
 import { MemoryTaskStore } from "./memory-task-store.js";
 import { recordingStore } from "./recording-store.js";
 import { consoleWarnLog, outsideServerLog, withServerLog, type A2AServerLog } from "./server-log.js";
@@ -250,9 +250,10 @@ export function a2aServer(runner: StreamRunner | RunnerFor, options: A2AServerOp
       try {
         const target = runnerOf({ contextId, taskId });
         stream = outsideServerLog(() => target.stream(prompt, { ...options.runOptions }));
-      } catch {
-        // A runner picker or a runner that throws: an infrastructure failure, reported without detail.
-        bus.publish(failedWithError(taskId, contextId, "error: internal error", true));
+      } catch (error) {
+        // A runner picker or a runner that throws: an infrastructure failure, reported without
+        // detail, unless the thread key it derived from the client's contextId is refused.
+        bus.publish(failedToStart(taskId, contextId, error));
         return;
       }
       await startRun(context, bus, stream);

@@ -2,6 +2,8 @@ import { Role, TaskState, type Message, type Part } from "@a2a-js/sdk";
 import { AgentEvent, type AgentExecutionEvent } from "@a2a-js/sdk/server";
 import { FAILURE_METADATA_KEY } from "@adaptor/a2a-client";
 import { randomUUID } from "node:crypto";
+import { ErrInvalidThreadKey, isError } from "adaptor";
+import { taskFailure } from "./failure.js";
 
 /** A text part. */
 export function textPart(text: string): Part {
@@ -58,6 +60,20 @@ export function statusUpdate(taskId: string, contextId: string, state: TaskState
 export function rejected(taskId: string, contextId: string, closing: boolean): AgentExecutionEvent {
   const why = closing ? "the agent is shutting down" : "the message has no text part";
   return statusUpdate(taskId, contextId, TaskState.TASK_STATE_REJECTED, agentMessage(taskId, contextId, [textPart(why)]));
+}
+
+/**
+ * The `failed` update of a task that could not start because the runner picker (or the fleet) threw
+ * `error`: a thread key the SDK refuses is the client's `invalid_id` (not retryable, naming the rule
+ * it breaks), anything else `error: internal error` (retryable; no detail of it leaves the host).
+ */
+export function failedToStart(taskId: string, contextId: string, error: unknown): AgentExecutionEvent {
+  if (!isError(error, ErrInvalidThreadKey)) return failedWithError(taskId, contextId, "error: internal error", true);
+  const failure = taskFailure(error);
+  const message = agentMessage(taskId, contextId, [textPart(failure.message)], {
+    [FAILURE_METADATA_KEY]: { code: failure.code, retryable: failure.retryable },
+  });
+  return statusUpdate(taskId, contextId, TaskState.TASK_STATE_FAILED, message);
 }
 
 /** The `failed` update of a task with failure code `error` and `text` (no detail of the cause leaves the host). */

@@ -156,6 +156,8 @@ export class ThreadTurn {
   private constructor(init: {
     ctx: ThreadContext;
     lease: Lease;
+    /** The local monotonic time (`performance.now()`, ms) at which the lease was asked for. */
+    askedAt: number;
     fingerprints: readonly [string, ...string[]];
     driverType: string;
     queue: EventQueue;
@@ -173,6 +175,11 @@ export class ThreadTurn {
     this.#driverType = init.driverType;
     this.#queue = init.queue;
     let lease = init.lease;
+    // When the lease lapses, on the local monotonic clock: the time-to-live asked for, counted from
+    // when the grant (or its latest renewal) was asked for, so never later than the store's own
+    // expiry. The lease's `expiresAt` is the store's clock (a database server's), which this host's
+    // wall clock may be seconds or minutes away from: it is never compared with `Date.now()`.
+    let heldUntil = init.askedAt + init.ctx.leaseTtlMs;
     let failures = 0;
     // Renewed every third of the TTL, one renewal in flight at a time (a tick while one is pending
     // does nothing). A store error is retried at the next tick (the lease still has two thirds of
@@ -184,6 +191,7 @@ export class ThreadTurn {
         if (this.#renewing) return;
         const expiry = new AbortController();
         const held = lease;
+        const askedAt = performance.now();
         const renew = async (): Promise<Lease> =>
           checkLease(
             await storeCall("renewLease", expiry.signal, init.ctx.store.renewLease(held, init.ctx.leaseTtlMs, expiry.signal)),
@@ -192,7 +200,7 @@ export class ThreadTurn {
           );
         const unanswered = new Error("the thread store's renewLease had not answered when the lease expired");
         const giveUp = (): void => expiry.abort(new LeaseLostError(held.target, { cause: unanswered }));
-        this.#renewing = { expiry, timer: setTimeout(giveUp, untilExpiry(held, init.ctx.leaseTtlMs)) };
+        this.#renewing = { expiry, timer: setTimeout(giveUp, Math.max(0, heldUntil - askedAt)) };
         this.#renewing.timer.unref();
         (init.telemetry
           ? init.telemetry.span(SPAN.leaseRenew, leaseAttributes(init.ctx, held), renew, undefined, expiry.signal)
@@ -201,6 +209,7 @@ export class ThreadTurn {
           (renewed) => {
             this.#stopRenewing();
             lease = renewed;
+            heldUntil = askedAt + init.ctx.leaseTtlMs;
             failures = 0;
           },
           (cause: unknown) => {
@@ -260,6 +269,7 @@ export class ThreadTurn {
         : undefined;
     const fingerprints = fingerprintsOf(ctx, prep, driverType, portable !== undefined);
     let lease: Lease;
+    const askedAt = performance.now();
     try {
       // A lease granted after the run ended (a store that answered late) is given back at once.
       const acquire = (): Promise<Lease> => acquireLeaseWithin(store, key, ctx.owner, ctx.leaseTtlMs, prep.signal);
@@ -278,6 +288,7 @@ export class ThreadTurn {
     const turn = new ThreadTurn({
       ctx,
       lease,
+      askedAt,
       fingerprints,
       driverType,
       queue,
@@ -882,12 +893,6 @@ export class ThreadTurn {
 
 /** The longest {@link ThreadTurn.end} waits for the store to release the lease (ms). */
 const RELEASE_WAIT_MS = 5_000;
-
-/** Milliseconds until `lease` expires (0 when it has); `fallbackMs` for a lease without a valid expiry. */
-function untilExpiry(lease: Lease, fallbackMs: number): number {
-  const left = lease.expiresAt instanceof Date ? lease.expiresAt.getTime() - Date.now() : Number.NaN;
-  return Number.isFinite(left) ? Math.max(0, left) : fallbackMs;
-}
 
 /** Span attributes of a lease step: the key, the fencing token and the time-to-live. */
 function leaseAttributes(ctx: ThreadContext, lease: Lease): Record<string, string | number> {

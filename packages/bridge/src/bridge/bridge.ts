@@ -5,7 +5,10 @@ import {
   closeIfBodyUnread,
   currentSecretEnvValues,
   ErrFeatureUnsupported,
+  ErrInvalidThreadKey,
+  findError,
   hostAllowed,
+  InvalidThreadKeyError,
   isError,
   type ApprovalRequest,
   type RunOptions,
@@ -239,7 +242,7 @@ export class Bridge implements AsyncDisposable {
     }
     if (this.#fleet) return this.#fleet.start(res, context, cors);
     const settings = this.#settings;
-    const runner = typeof settings.runner === "function" ? await settings.runner(context) : settings.runner!;
+    const runner = typeof settings.runner === "function" ? await pickRunner(settings.runner, context) : settings.runner!;
     const runOptions: RunOptions =
       typeof settings.runOptions === "function" ? await settings.runOptions(context) : (settings.runOptions ?? {});
     if (this.#closed) throw new HttpError(503, "bridge_closed", "the bridge is closed");
@@ -413,7 +416,7 @@ function parseRawBody(
     );
   if (threadKey !== undefined && (typeof threadKey !== "string" || threadKey === ""))
     throw new HttpError(400, "bad_request", "threadKey must be a non-empty string");
-  if (threadKey !== undefined) checkWireId("threadKey", threadKey);
+  if (threadKey !== undefined) checkWireId("threadKey", threadKey, { threadKey: true });
   if (resume !== undefined) {
     if (prompt !== undefined) throw new HttpError(400, "bad_request", "a resume continues the suspended turn's own prompt: send no prompt");
     if (threadKey === undefined) throw new HttpError(400, "bad_request", "a resume needs the threadKey of the suspended turn's thread");
@@ -479,4 +482,23 @@ function parseLastEventId(header: string | string[] | undefined): number {
 /** True for an `Agent` (it has `thread()`), which runs prompts outside any thread. */
 function isAgent(runner: BridgeRunner): boolean {
   return typeof (runner as { thread?: unknown }).thread === "function";
+}
+
+/**
+ * The runner the host's function picks for `context`; a thread key the SDK refuses (one the host
+ * derived from the client's id, e.g. with a prefix) is the client's error, not the bridge's.
+ * @throws HttpError 400 `invalid_id` for `ErrInvalidThreadKey`; the function's other errors as they are.
+ */
+async function pickRunner<R>(pick: (context: BridgeRunContext) => R | Promise<R>, context: BridgeRunContext): Promise<R> {
+  try {
+    return await pick(context);
+  } catch (error) {
+    if (isError(error, ErrInvalidThreadKey))
+      throw new HttpError(
+        400,
+        "invalid_id",
+        `invalid thread key: ${findError(error, InvalidThreadKeyError)?.reason ?? "it breaks the key rules"}`,
+      );
+    throw error;
+  }
 }

@@ -15,7 +15,7 @@ import { wirePrompt, type WirePart, type WirePromptLimits } from "./wire-prompt.
  * needs none: its prompt is `""` and its messages are not read.
  * @throws HttpError 400 naming what is wrong; 400 `invalid_id` for a `runId` or `threadId` that is
  *   empty, longer than 256 characters or holds control characters (a `runId` must be printable
- *   ASCII, and not `.` or `..`); 400 `image_source_refused` for an image by URL or provider file (the bridge fetches
+ *   ASCII, and not `.` or `..`; a `threadId` must also be a thread key: see `checkWireId`); 400 `image_source_refused` for an image by URL or provider file (the bridge fetches
  *   nothing for a client); the image errors of the raw protocol (`unsupported_image_type`,
  *   `too_many_images`, `image_too_large`).
  */
@@ -37,7 +37,7 @@ export function parseAgUiInput(
   }
   const input = parsed.data as RunAgentInput;
   checkWireId("runId", input.runId, { visibleAscii: true, pathSegment: true });
-  checkWireId("threadId", input.threadId);
+  checkWireId("threadId", input.threadId, { threadKey: true });
   if (input.resume !== undefined && input.resume.length > 0) return { input, prompt: "", images: [] };
   const last = input.messages.at(-1);
   if (!last || last.role !== "user") throw new HttpError(400, "bad_request", "the last message must be a user message with the prompt");

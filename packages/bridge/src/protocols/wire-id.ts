@@ -1,3 +1,4 @@
+import { threadKeyProblem } from "adaptor";
 import { HttpError } from "../http/http-error.js";
 
 /** Longest id the bridge takes from a client (AG-UI `runId`, `threadId`, `raw` `threadKey`, approval ids), in characters. */
@@ -8,13 +9,16 @@ export const MAX_WIRE_ID_LENGTH = 256;
  * character or lone UTF-16 surrogate; `visibleAscii` (an id that goes into a response header, as
  * the AG-UI `runId` does in `x-adaptor-run-id`) allows printable ASCII without spaces only;
  * `pathSegment` (an id that names a run in the routes, `/runs/<id>/events`, as the AG-UI `runId`
- * does) refuses `.` and `..`, which a URL resolves away (every route to such a run would be refused).
+ * does) refuses `.` and `..`, which a URL resolves away (every route to such a run would be refused);
+ * `threadKey` (an id the runner gets as its thread key: the raw `threadKey`, the AG-UI `threadId`)
+ * also holds it to the SDK's thread key rules (`threadKeyProblem` from `adaptor`, the rule
+ * `agent.thread()` applies): not whitespace only, no bidi control, at most 1024 bytes of UTF-8.
  * @throws HttpError 400 `invalid_id` naming the field and the rule.
  */
 export function checkWireId(
   field: string,
   value: string,
-  options: { readonly visibleAscii?: boolean; readonly pathSegment?: boolean } = {},
+  options: { readonly visibleAscii?: boolean; readonly pathSegment?: boolean; readonly threadKey?: boolean } = {},
 ): string {
   const problem =
     value.length === 0
@@ -27,7 +31,9 @@ export function checkWireId(
             ? "holds a control character or a lone UTF-16 surrogate"
             : options.pathSegment && (value === "." || value === "..")
               ? `may not be "${value}" (it names the run in the URLs of its routes)`
-              : undefined;
+              : options.threadKey
+                ? threadKeyProblem(value)
+                : undefined;
   if (problem !== undefined) throw new HttpError(400, "invalid_id", `${field} ${problem}`);
   return value;
 }
