@@ -28,7 +28,7 @@ const MAX_ANSWERED = 256;
  * How long a host-tool call waits for its `tool-call` event when the agent has not reported it
  * yet (its notice and its MCP request travel apart), ms.
  */
-export const CLAIM_WAIT_MS = 1_000;
+export const CLAIM_WAIT_MS = 5_000;
 
 /**
  * How long a host-tool call whose CLI sent its call id waits for the run's `tool-call` event of
