@@ -434,7 +434,10 @@ export class Fleet implements AsyncDisposable {
     await tables.transaction(async (client) => {
       // No lock across hosts: submissions in flight at once do not see each other's rows, so the
       // bound is maxQueued plus the submissions concurrent with this one (see `maxQueued`).
-      const open = await tables.open(client, dispatchTopic(queue));
+      // The submissions of one thread key are taken one at a time (a lock until this commits), each
+      // stamped with the database's clock once it holds the lock: the stamp (`submittedAt`) is the
+      // order they commit in and the order pg-boss hands their turns out in.
+      const open = await tables.open(client, dispatchTopic(queue), options.threadKey);
       if (open >= o.maxQueued) throw new FleetQueueFullError(open, o.maxQueued);
       const stored = resume ? { approvalId: resume.approvalId, decision: toJsonEvent(resume.decision) } : undefined;
       const deadlineMs = options.queueDeadlineMs ?? o.queueDeadlineMs;
@@ -458,6 +461,7 @@ export class Fleet implements AsyncDisposable {
         singletonKey: options.threadKey !== undefined ? `thread:${options.threadKey}` : `run:${id}`,
         db,
       });
+      if (options.threadKey !== undefined) await tables.orderJob(client, id, queue);
       // The queue deadline is a pg-boss job deferred to it (whole seconds, rounded up), in this
       // transaction: it outlives this host, and any host of the fleet takes it when it is due.
       const deadline: DeadlineJobData = { runId: id, queue };
