@@ -53,7 +53,9 @@ onFakeCliFleet("fleet worker close", ({ url, host }) => {
       const factoryHost = await host(schema);
       const givenHost = await host(schema);
       let made: Agent | undefined;
-      await factoryHost.worker(({ threadStore }) => (made = new Agent(fakeCodex("from the factory's agent"), { threadStore: threadStore! })));
+      await factoryHost.worker(
+        ({ threadStore }) => (made = new Agent(fakeCodex("from the factory's agent"), { threadStore: threadStore! })),
+      );
       const given = new Agent(fakeCodex("from the given agent"));
       await givenHost.worker(given);
       expect((await (await front.submit("hello")).result()).text).toMatch(/^from the (factory's|given) agent$/);

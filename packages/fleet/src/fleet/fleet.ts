@@ -519,7 +519,7 @@ export class Fleet implements AsyncDisposable {
     // Closed while the factory made the agent: the close found none to close.
     if (this.#state !== "open") {
       await worker.close();
-      checkOpen(this.#state, "worker");
+      checkOpen(this.#state as "closed" | "draining", "worker");
     }
     // The queue of this host's run format with `concurrency` slots; each earlier format's queue
     // (runs submitted by hosts of an earlier version, announced on its topic as ever) with one,

@@ -295,10 +295,7 @@ export class FleetTables {
       params.push(`adaptor_fleet:${this.#s}:thread:${threadKey}`);
       extra.push(`pg_advisory_xact_lock(hashtextextended($${params.length}, 0))`);
     }
-    const { rows } = await client.query<{ n: string }>(
-      extra.length === 0 ? count : `SELECT (${count}) AS n, ${extra.join(", ")}`,
-      params,
-    );
+    const { rows } = await client.query<{ n: string }>(extra.length === 0 ? count : `SELECT (${count}) AS n, ${extra.join(", ")}`, params);
     return Number(rows[0]?.n ?? 0);
   }
 
