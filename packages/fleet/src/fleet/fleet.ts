@@ -432,11 +432,11 @@ export class Fleet implements AsyncDisposable {
     // then share one queue, and pg-boss keeps them in order.
     const queue = formatQueue(o.queue, o.runFormat);
     await tables.transaction(async (client) => {
-      // No lock across hosts: submissions in flight at once do not see each other's rows, so the
+      // The count takes no lock: submissions in flight at once do not see each other's rows, so the
       // bound is maxQueued plus the submissions concurrent with this one (see `maxQueued`).
-      // The submissions of one thread key are taken one at a time (a lock until this commits), each
-      // stamped with the database's clock once it holds the lock: the stamp (`submittedAt`) is the
-      // order they commit in and the order pg-boss hands their turns out in.
+      // The submissions of one thread key are taken one at a time (a lock held until this commits),
+      // each stamped with the database's clock once it holds the lock: the stamp (`submittedAt`) is
+      // the order they commit in and the order pg-boss hands their turns out in.
       const open = await tables.open(client, dispatchTopic(queue), options.threadKey);
       if (open >= o.maxQueued) throw new FleetQueueFullError(open, o.maxQueued);
       const stored = resume ? { approvalId: resume.approvalId, decision: toJsonEvent(resume.decision) } : undefined;
