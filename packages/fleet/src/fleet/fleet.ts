@@ -169,6 +169,8 @@ export class Fleet implements AsyncDisposable {
   #deadlineWorking = false;
   readonly #dispatches: HostDispatch[] = [];
   readonly #unwatch: (() => void)[] = [];
+  /** The workers this host started: `close()` closes the agents their factories made. */
+  readonly #workers: FleetWorker[] = [];
 
   /**
    * Checks the options (no connection is made until {@link start}).
@@ -430,9 +432,12 @@ export class Fleet implements AsyncDisposable {
     // then share one queue, and pg-boss keeps them in order.
     const queue = formatQueue(o.queue, o.runFormat);
     await tables.transaction(async (client) => {
-      // No lock across hosts: submissions in flight at once do not see each other's rows, so the
+      // The count takes no lock: submissions in flight at once do not see each other's rows, so the
       // bound is maxQueued plus the submissions concurrent with this one (see `maxQueued`).
-      const open = await tables.open(client, dispatchTopic(queue));
+      // The submissions of one thread key are taken one at a time (a lock held until this commits),
+      // each stamped with the database's clock once it holds the lock: the stamp (`submittedAt`) is
+      // the order they commit in and the order pg-boss hands their turns out in.
+      const open = await tables.open(client, dispatchTopic(queue), options.threadKey);
       if (open >= o.maxQueued) throw new FleetQueueFullError(open, o.maxQueued);
       const stored = resume ? { approvalId: resume.approvalId, decision: toJsonEvent(resume.decision) } : undefined;
       const deadlineMs = options.queueDeadlineMs ?? o.queueDeadlineMs;
@@ -456,6 +461,7 @@ export class Fleet implements AsyncDisposable {
         singletonKey: options.threadKey !== undefined ? `thread:${options.threadKey}` : `run:${id}`,
         db,
       });
+      if (options.threadKey !== undefined) await tables.orderJob(client, id, queue);
       // The queue deadline is a pg-boss job deferred to it (whole seconds, rounded up), in this
       // transaction: it outlives this host, and any host of the fleet takes it when it is due.
       const deadline: DeadlineJobData = { runId: id, queue };
@@ -508,7 +514,13 @@ export class Fleet implements AsyncDisposable {
     const concurrency = checked.concurrency ?? 1;
     const { boss, notifier, options: o } = this.#core;
     const worker = new FleetWorker(this.#core, checked.name ?? FleetWorker.defaultName(), this.#stopping);
+    this.#workers.push(worker);
     await worker.init(agent);
+    // Closed while the factory made the agent: the close found none to close.
+    if (this.#state !== "open") {
+      await worker.close();
+      checkOpen(this.#state as "closed" | "draining", "worker");
+    }
     // The queue of this host's run format with `concurrency` slots; each earlier format's queue
     // (runs submitted by hosts of an earlier version, announced on its topic as ever) with one,
     // looking for unannounced ones (retries) every EARLIER_FORMAT_BACKSTOP_SECONDS.
@@ -739,20 +751,37 @@ export class Fleet implements AsyncDisposable {
     }
   }
 
-  /** Drains (briefly) and closes every connection. Idempotent. */
+  /**
+   * Drains (briefly) and closes every connection. Idempotent. Runs in flight on this host are
+   * stopped as a drain's timeout stops them, and `close()` waits for their attempts to end (up to
+   * 10 s) before it closes the connections: each writes its last events and hands its job back to
+   * another worker, and a run that is not retried (no thread key, no `retryRuns`) is settled here,
+   * with `FleetAttemptsExhaustedError` (`drained` true), so it needs no worker afterwards. Then the
+   * Agents the workers' factories made are closed (awaiting their `close()`: the CLI processes
+   * their thread turns keep parked end); an Agent given to `worker()` itself stays the host's.
+   * @throws what such an Agent's `close()` rejected with (the first), once every connection is closed.
+   */
   async close(): Promise<void> {
     if (this.#state === "closed") return;
     const started = this.#started;
     this.#state = "closed";
     this.#closed.abort(new Error("fleet closed"));
-    this.#stopping.abort(new Error("fleet closed"));
+    // A drain that stopped its runs already keeps its reason: those runs were the drain's.
+    if (!this.#stopping.signal.aborted) this.#stopping.abort(new Error("fleet closed"));
     this.#stopDispatch();
     if (this.#startTried) {
       await started?.catch(() => {});
+      // The stopped runs' attempts settle or hand their jobs back while the connections are open
+      // (what a drain waits for); pg-boss gives up the jobs still held after the timeout.
+      if (this.#workers.length > 0)
+        await this.#core.boss.stop({ graceful: true, close: false, timeout: DRAIN_HANDBACK_MS }).catch(() => {});
       await this.#core.boss.stop({ graceful: false, close: true, timeout: 5_000 }).catch(() => {});
       await this.#core.notifier.close();
     }
+    const agents = await Promise.allSettled(this.#workers.splice(0).map((worker) => worker.close()));
     await this.#pool.end().catch(() => {});
+    const failed = agents.find((outcome) => outcome.status === "rejected");
+    if (failed) throw failed.reason;
   }
 
   #stopDispatch(): void {

@@ -53,7 +53,11 @@ export interface FleetRunInfo {
   readonly id: string;
   /** The thread key it runs on, if any. */
   readonly threadKey: string | undefined;
-  /** When it was submitted (PostgreSQL's clock), ISO 8601. */
+  /**
+   * When the database took its submission (PostgreSQL's clock, as the run's row was written), ISO
+   * 8601: for the turns of one thread key, the order they run in (the submissions of a key are
+   * taken one at a time across the fleet).
+   */
   readonly submittedAt: string;
   /** Whether it has its verdict. */
   readonly settled: boolean;

@@ -280,13 +280,22 @@ export class FleetTables {
   /**
    * Unfinished runs (no verdict yet). With `announce`, also notifies that topic on the fleet's
    * channel in the same statement (delivered when the caller's transaction commits, if it does).
+   * With `threadKey`, also takes the transaction's lock on submitting to that key (see
+   * {@link insertRun}): the submissions of one key are taken one at a time, fleet-wide.
    */
-  async open(client: pg.ClientBase | pg.Pool = this.#pool, announce?: string): Promise<number> {
+  async open(client: pg.ClientBase | pg.Pool = this.#pool, announce?: string, threadKey?: string): Promise<number> {
     const count = `SELECT count(*)::text AS n FROM ${this.#s}.adaptor_fleet_runs WHERE verdict IS NULL`;
-    const { rows } =
-      announce === undefined
-        ? await client.query<{ n: string }>(count)
-        : await client.query<{ n: string }>(`SELECT (${count}) AS n, pg_notify($1, $2)`, [this.channel, announce]);
+    const params: string[] = [];
+    const extra: string[] = [];
+    if (announce !== undefined) {
+      params.push(this.channel, announce);
+      extra.push("pg_notify($1, $2)");
+    }
+    if (threadKey !== undefined) {
+      params.push(`adaptor_fleet:${this.#s}:thread:${threadKey}`);
+      extra.push(`pg_advisory_xact_lock(hashtextextended($${params.length}, 0))`);
+    }
+    const { rows } = await client.query<{ n: string }>(extra.length === 0 ? count : `SELECT (${count}) AS n, ${extra.join(", ")}`, params);
     return Number(rows[0]?.n ?? 0);
   }
 
@@ -314,8 +323,8 @@ export class FleetTables {
       resume: resume ?? null,
     });
     const { rowCount } = await client.query(
-      `INSERT INTO ${this.#s}.adaptor_fleet_runs (id, thread_key, prompt, options, resume, resume_claim, prompt_parts, queue_deadline_ms)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+      `INSERT INTO ${this.#s}.adaptor_fleet_runs (id, thread_key, prompt, options, resume, resume_claim, prompt_parts, queue_deadline_ms, submitted_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, clock_timestamp())
        ON CONFLICT DO NOTHING`,
       [
         id,
@@ -332,6 +341,20 @@ export class FleetTables {
     if (!resume) return "exists";
     const { rowCount: found } = await client.query(`SELECT 1 FROM ${this.#s}.adaptor_fleet_runs WHERE id = $1`, [id]);
     return found ? "exists" : "claimed";
+  }
+
+  /**
+   * Gives run `id`'s job (in pg-boss queue `queue`, sent in this transaction) the run's
+   * `submitted_at` as its creation time, the order pg-boss fetches a thread key's jobs in: the
+   * time the database took the submission (under its key's lock, see {@link open}) rather than
+   * when its transaction began, so that a thread's turns run in the order of their `submittedAt`.
+   */
+  async orderJob(client: pg.ClientBase, id: string, queue: string): Promise<void> {
+    await client.query(
+      `UPDATE ${this.#boss}.job j SET created_on = r.submitted_at
+       FROM ${this.#s}.adaptor_fleet_runs r WHERE j.name = $2 AND j.id = $1 AND r.id = $1`,
+      [id, queue],
+    );
   }
 
   /** What a run was submitted with, or undefined. */

@@ -43,7 +43,14 @@ export interface WorkerContext {
   readonly threadStore: ThreadStore | undefined;
 }
 
-/** The agent a worker runs prompts on, or a function that makes it once when the worker starts. */
+/**
+ * The agent a worker runs prompts on, or a function that makes it once when the worker starts.
+ * An Agent the function returns is the fleet's: the fleet closes it. `fleet.close()` awaits its
+ * `close()` (which ends the CLI processes its thread turns keep parked for reuse) once the worker's
+ * runs have ended. An Agent given itself stays the host's, which closes it: give the Agent, not a
+ * function, to share one Agent between the worker and the rest of the host (its thread store is
+ * then the host's own, without the fleet-wide lease ownership `context.threadStore` adds).
+ */
 export type WorkerAgent = Agent | ((context: WorkerContext) => Agent | Promise<Agent>);
 
 /** Options of `fleet.worker(...)`. */
@@ -74,6 +81,8 @@ export interface RunJobData {
 export class FleetWorker {
   readonly #core: FleetCore;
   #agent: Agent | undefined;
+  /** Whether the worker's agent factory made {@link #agent}: the worker then closes it. */
+  #made = false;
   readonly name: string;
   readonly #stopping: AbortController;
   /** The run, attempt and job claim serving each thread key on this worker now (one at a time per key, fleet-wide). */
@@ -100,6 +109,17 @@ export class FleetWorker {
     };
     const store = threadStore ? fleetLeaseStore(threadStore, fleetLeaseOwner(options.schema, options.queue), guard) : undefined;
     this.#agent = await agent({ threadStore: store });
+    this.#made = true;
+  }
+
+  /**
+   * Closes the agent the worker's factory made (an agent given as it is stays its host's). Called
+   * once the worker's runs ended. Idempotent.
+   */
+  async close(): Promise<void> {
+    const agent = this.#made ? this.#agent : undefined;
+    this.#made = false;
+    await agent?.close();
   }
 
   /** Default worker name. */
