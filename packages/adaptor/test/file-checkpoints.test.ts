@@ -276,7 +276,7 @@ describe("file checkpoints and thread.rewind()", () => {
     await agent.close();
   });
 
-  it("undoing the first turn restores the files to before it and leaves the thread with no conversation: its next turn starts a fresh session", async () => {
+  it("undoing the second turn and then the first restores the files to before it and leaves the thread with no conversation: its next turn starts a fresh session", async () => {
     const { cwd, dir } = await workspace();
     const edits: Record<string, Edit> = {
       one: async (at) => {
@@ -291,7 +291,10 @@ describe("file checkpoints and thread.rewind()", () => {
     const thread = agent.thread("t");
     const one = await thread.run("one");
     await writeFile(path.join(cwd, "notes.md"), "my own notes\n");
-    await thread.run("two");
+    const two = await thread.run("two");
+    // One rewind after another: the record the first wrote back is the one the second finds.
+    expect((await thread.rewind(two.runId)).restored).toEqual(["a.txt"]);
+    expect(await readFile(path.join(cwd, "a.txt"), "utf8")).toBe("v1\n");
 
     const rewound = await thread.rewind(one.runId);
     expect(rewound.record).toBeUndefined();

@@ -120,7 +120,14 @@ export async function rewindThread(init: RewindInit): Promise<RewindResult> {
         { cause: error },
       );
     }
-    await repo.truncate(key, head.commit, turns[at - 1]?.commit);
+    // The turn now last is recorded again naming the record just written, so a later rewind
+    // across it finds the thread's record is the one its history describes.
+    const last = turns[at - 1];
+    const tip =
+      last && written
+        ? await repo.commit(key, last.tree, { ...entryOf(last), after: versionOf(written) }, turns[at - 2]?.commit)
+        : undefined;
+    await repo.truncate(key, head.commit, tip);
     return { record: written, ...plan };
   } finally {
     await store.releaseLease(lease).catch(() => undefined);

@@ -89,11 +89,16 @@ export class ShadowRepo {
    * began; `undefined`: none). Compare-and-swap: a tip that moved meanwhile fails with `git_failed`.
    */
   async append(key: string, snapshot: Snapshot, entry: unknown, parent: string | undefined, signal?: AbortSignal): Promise<string> {
-    const message = path.join(this.#gitDir, "adaptor", `${hash(key)}.msg`);
-    await writeFile(message, JSON.stringify(entry));
-    const commit = (await this.#run(["commit-tree", snapshot.tree, ...(parent ? ["-p", parent] : []), "-F", message], key, signal)).trim();
+    const commit = await this.commit(key, snapshot.tree, entry, parent, signal);
     await this.#run(["update-ref", refOf(key), commit, parent ?? NO_REF], key, signal);
     return commit;
+  }
+
+  /** A commit of `tree` carrying `entry` on top of `parent`, not yet on any history. */
+  async commit(key: string, tree: string, entry: unknown, parent: string | undefined, signal?: AbortSignal): Promise<string> {
+    const message = path.join(this.#gitDir, "adaptor", `${hash(key)}.msg`);
+    await writeFile(message, JSON.stringify(entry));
+    return (await this.#run(["commit-tree", tree, ...(parent ? ["-p", parent] : []), "-F", message], key, signal)).trim();
   }
 
   /** The tip of `key`'s history, or `undefined`. */
@@ -120,7 +125,7 @@ export class ShadowRepo {
     return turns.reverse();
   }
 
-  /** Moves `key`'s history tip from `from` back to `to` (`undefined`: no history left). */
+  /** Moves `key`'s history tip from `from` to `to` (`undefined`: no history left). */
   async truncate(key: string, from: string, to: string | undefined, signal?: AbortSignal): Promise<void> {
     await this.#run(to ? ["update-ref", refOf(key), to, from] : ["update-ref", "-d", refOf(key), from], key, signal);
   }
