@@ -134,7 +134,10 @@ export class ShadowRepo {
   async changedPaths(a: string, b: string, signal?: AbortSignal): Promise<string[]> {
     if (a === b) return [];
     const out = await this.#run(["diff-tree", "-r", "-z", "--no-renames", "--name-only", a, b], undefined, signal);
-    return out.split("\0").filter((p) => p !== "").sort();
+    return out
+      .split("\0")
+      .filter((p) => p !== "")
+      .sort();
   }
 
   /**
@@ -153,7 +156,13 @@ export class ShadowRepo {
       await rm(path.join(this.#cwd, p), { force: true }).catch(() => undefined);
       for (let dir = path.dirname(p); dir !== "." && dir !== "" && dir !== "/"; dir = path.dirname(dir)) {
         // Only a directory the removal left empty goes; rmdir fails on any other.
-        if (!(await rmdir(path.join(this.#cwd, dir)).then(() => true, () => false))) break;
+        if (
+          !(await rmdir(path.join(this.#cwd, dir)).then(
+            () => true,
+            () => false,
+          ))
+        )
+          break;
       }
     }
     const present = paths.filter((p) => held.has(p));
