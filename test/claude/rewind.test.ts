@@ -68,4 +68,40 @@ describe("thread.rewind() on the real claude binary", { timeout: 180_000 }, () =
     expect(body).not.toContain("SHELL_CMD");
     expect((await thread.history()).map((turn) => turn.prompt)).toEqual(["turn one marker-alpha", "turn three marker-gamma"]);
   });
+
+  it("leaves the files the person wrote between and after turns, and undoing the first turn leaves no conversation: the next turn starts fresh", async () => {
+    h = await harness();
+    const cwd = h.env.workDir;
+    agent = new Agent(h.agent.driver, {
+      threadStore: new MemoryThreadStore(),
+      cwd,
+      checkpointFiles: { dir: join(h.env.root, "checkpoints") },
+      onApproval: (request) => request.approve(),
+    });
+    const thread = agent.thread("undo-all");
+    const one = await thread.run("SHELL_CMD echo v1 > a.txt; echo first-marker");
+    await writeFile(join(cwd, "notes.md"), "my own notes\n");
+    const two = await thread.run("SHELL_CMD echo v2 > a.txt; echo b > b.txt; echo second-marker");
+    await writeFile(join(cwd, "later.md"), "written after turn two\n");
+
+    const undoTwo = await thread.rewind(two.runId);
+    expect([undoTwo.restored, undoTwo.kept]).toEqual([["a.txt", "b.txt"], []]);
+    expect(await readFile(join(cwd, "a.txt"), "utf8")).toBe("v1\n");
+    expect(existsSync(join(cwd, "b.txt"))).toBe(false);
+
+    const undoOne = await thread.rewind(one.runId);
+    expect(undoOne.record).toBeUndefined();
+    expect(undoOne.restored).toEqual(["a.txt"]);
+    expect(existsSync(join(cwd, "a.txt"))).toBe(false);
+    expect(await readFile(join(cwd, "notes.md"), "utf8")).toBe("my own notes\n");
+    expect(await readFile(join(cwd, "later.md"), "utf8")).toBe("written after turn two\n");
+    expect(await thread.checkpoint()).toBeUndefined();
+
+    const fresh = await thread.run("turn three marker-delta");
+    expect(fresh.text).toMatch(/I saw 1 message/);
+    expect(fresh.sessionId).not.toBe(one.sessionId);
+    const body = JSON.stringify(requestsFor(h.server.requests, "marker-delta")[0]!.body);
+    expect(body).not.toContain("first-marker");
+    expect((await thread.history()).map((turn) => turn.prompt)).toEqual(["turn three marker-delta"]);
+  });
 });

@@ -67,4 +67,47 @@ describe("thread.rewind() on the real codex binary", { timeout: 240_000 }, () =>
       expect((await thread.history()).map((turn) => turn.prompt)).toEqual(["turn one marker-alpha", "turn three marker-gamma"]);
     },
   );
+
+  it.each<CodexTransport>(["app-server", "exec"])(
+    "%s: leaves the files the person wrote between and after turns, and undoing the first turn leaves no conversation: the next turn starts fresh",
+    async (transport) => {
+      server = await startOpenAIServer({ rules: [] });
+      env = await codexTestEnv({ server });
+      const cwd = env.workDir;
+      const driver = codex({ cwd, env: env.env, inheritEnv: false, killGraceMs: 1000, transport });
+      agent = new Agent(driver, {
+        threadStore: new MemoryThreadStore(),
+        cwd,
+        checkpointFiles: { dir: join(env.root, "checkpoints") },
+        policy: policyWorkspaceWrite,
+        onApproval: (request) => request.approve(),
+      });
+      const thread = agent.thread("undo-all");
+      const one = await thread.run("SHELL_CMD echo v1 > a.txt; echo first-marker");
+      await writeFile(join(cwd, "notes.md"), "my own notes\n");
+      const two = await thread.run("SHELL_CMD echo v2 > a.txt; echo b > b.txt; echo second-marker");
+      await writeFile(join(cwd, "later.md"), "written after turn two\n");
+
+      const undoTwo = await thread.rewind(two.runId);
+      expect([undoTwo.restored, undoTwo.kept]).toEqual([["a.txt", "b.txt"], []]);
+      expect(await readFile(join(cwd, "a.txt"), "utf8")).toBe("v1\n");
+      expect(existsSync(join(cwd, "b.txt"))).toBe(false);
+
+      const undoOne = await thread.rewind(one.runId);
+      expect(undoOne.record).toBeUndefined();
+      expect(undoOne.restored).toEqual(["a.txt"]);
+      expect(existsSync(join(cwd, "a.txt"))).toBe(false);
+      expect(await readFile(join(cwd, "notes.md"), "utf8")).toBe("my own notes\n");
+      expect(await readFile(join(cwd, "later.md"), "utf8")).toBe("written after turn two\n");
+      expect(await thread.checkpoint()).toBeUndefined();
+
+      const before = server.responses().length;
+      const fresh = await thread.run("turn three marker-delta");
+      expect(fresh.sessionId).not.toBe(one.sessionId);
+      const requests = server.responses().slice(before);
+      expect(requests.map((request) => request.view.userTexts)).toEqual([["turn three marker-delta"]]);
+      expect(JSON.stringify(requests[0]!.body)).not.toContain("first-marker");
+      expect((await thread.history()).map((turn) => turn.prompt)).toEqual(["turn three marker-delta"]);
+    },
+  );
 });

@@ -2,7 +2,7 @@ import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
 import { MemoryThreadStore } from "@adaptor/threadstore";
-import { startOpenAIServer, type CodexTestEnv, type OpenAIServer } from "@adaptor/testkit";
+import { startOpenAIServer, whenPromptSays, whenToolOutput, type CodexTestEnv, type OpenAIServer } from "@adaptor/testkit";
 import { Agent, DriverError, ErrCode, ErrResumeRejected, InvalidOptionError, findError, isError, type SessionMessage } from "adaptor";
 import { codex, defaultCodexCommand } from "@adaptor/codex";
 import { codexHost } from "./support.js";
@@ -99,6 +99,37 @@ describe.each(["app-server", "exec"] as const)(
         expect(sizes.every((size) => size > 0 && size <= limit)).toBe(true);
         expect(sizes.slice(0, -1).every((size) => size === limit)).toBe(true);
       }
+    });
+
+    it("one assistant message per model reply: a reply of tool calls only is its own message, not folded into the one before", async () => {
+      const s = await startOpenAIServer({
+        rules: [
+          {
+            name: "r1",
+            when: whenPromptSays("three replies"),
+            reply: { text: "first", functionCall: { name: "exec_command", arguments: JSON.stringify({ cmd: "echo one" }) } },
+          },
+          {
+            name: "r2",
+            when: whenToolOutput("exec_command", /one/),
+            reply: { functionCall: { name: "exec_command", arguments: JSON.stringify({ cmd: "echo two" }) } },
+          },
+          { name: "r3", when: whenToolOutput("exec_command", /two/), reply: { text: "last" } },
+        ],
+      });
+      open.push(s);
+      const a = await codexHost(s, new MemoryThreadStore(), track, transport);
+      const run = await a.agent.run("three replies", { policy: { sandbox: "unrestricted" } });
+      expect(s.requests.filter((request) => request.rule).map((request) => request.rule)).toEqual(["r1", "r2", "r3"]);
+      const { messages } = await a.agent.getSessionMessages(run.sessionId!);
+      const shown = messages.map((m) => [m.role, m.text, (m.toolCalls ?? []).map((call) => (call.input as { command?: string }).command)]);
+      expect(shown).toEqual([
+        ["user", "three replies", []],
+        ["assistant", "first", ["/bin/bash -lc 'echo one'"]],
+        ["assistant", "", ["/bin/bash -lc 'echo two'"]],
+        ["assistant", "last", []],
+      ]);
+      expect(messages[2]?.toolResults?.map((result) => result.output)).toEqual(["two\n"]);
     });
 
     it("a thread codex exec made reads the same; a wrong id is ErrResumeRejected; a bad cursor is refused", async () => {

@@ -5,6 +5,7 @@ export { DEFAULT_SESSION_STATE_LIMIT_BYTES } from "./session-state/portable-sess
 export { Thread, type FileCheckpointScope } from "./agent/thread.js";
 export { DEFAULT_MAX_FILE_BYTES, type FileCheckpointOptions } from "./file-checkpoints/file-checkpoint-options.js";
 export type { CheckpointedTurn } from "./file-checkpoints/turn-files.js";
+export type { RewindResult } from "./file-checkpoints/rewind.js";
 export { FileCheckpointError, type FileCheckpointFailure } from "./errors/file-checkpoint-error.js";
 export type { ThreadMode } from "./thread/thread-context.js";
 export type { ForkOptions, ForkPoint } from "./thread/turn-log.js";

@@ -116,9 +116,11 @@ describe("file checkpoints and thread.rewind()", () => {
       [two.runId, "two"],
     ]);
 
-    const active = await thread.rewind(two.runId);
-    expect(active.checkpoint).toEqual(afterOne?.checkpoint);
-    expect(active.revision).toBeGreaterThan(afterOne!.revision);
+    const { record: active, restored, kept } = await thread.rewind(two.runId);
+    expect(restored).toEqual(["bin/run.sh", "gone.bin", "keep.txt", "new.txt", "sub/deeper/x.txt"]);
+    expect(kept).toEqual([]);
+    expect(active!.checkpoint).toEqual(afterOne?.checkpoint);
+    expect(active!.revision).toBeGreaterThan(afterOne!.revision);
     expect((await thread.checkpoint())?.checkpoint.data).toEqual({ turn: 1 });
     expect(await readFile(path.join(cwd, "keep.txt"), "utf8")).toBe("keep\n");
     expect(await readFile(path.join(cwd, "gone.bin"))).toEqual(Buffer.from([0, 1, 2, 255, 254, 10, 13, 0]));
@@ -245,7 +247,73 @@ describe("file checkpoints and thread.rewind()", () => {
     await agent.close();
   });
 
-  it("rewind refuses an unknown turn, the first turn, a record that moved on without checkpoints, and a busy thread", async () => {
+  it("rewind touches only the paths the undone turns changed: files the person wrote between or after turns stay, and a path they changed after the last turn is kept and named", async () => {
+    const { cwd, dir } = await workspace();
+    const edits: Record<string, Edit> = {
+      one: async (at) => writeFile(path.join(at, "a.txt"), "v1\n"),
+      two: async (at) => {
+        await writeFile(path.join(at, "a.txt"), "v2\n");
+        await writeFile(path.join(at, "b.txt"), "b\n");
+        await writeFile(path.join(at, "c.txt"), "c\n");
+      },
+    };
+    const agent = new Agent(editingDriver(edits), { threadStore: new MemoryThreadStore(), cwd, checkpointFiles: { dir } });
+    const thread = agent.thread("t");
+    await thread.run("one");
+    await writeFile(path.join(cwd, "notes.md"), "my own notes\n");
+    const two = await thread.run("two");
+    await writeFile(path.join(cwd, "later.md"), "written after turn two\n");
+    await writeFile(path.join(cwd, "c.txt"), "c, edited by the person\n");
+
+    const rewound = await thread.rewind(two.runId);
+    expect(rewound.restored).toEqual(["a.txt", "b.txt"]);
+    expect(rewound.kept).toEqual(["c.txt"]);
+    expect(await readFile(path.join(cwd, "a.txt"), "utf8")).toBe("v1\n");
+    expect(existsSync(path.join(cwd, "b.txt"))).toBe(false);
+    expect(await readFile(path.join(cwd, "c.txt"), "utf8")).toBe("c, edited by the person\n");
+    expect(await readFile(path.join(cwd, "notes.md"), "utf8")).toBe("my own notes\n");
+    expect(await readFile(path.join(cwd, "later.md"), "utf8")).toBe("written after turn two\n");
+    await agent.close();
+  });
+
+  it("undoing the second turn and then the first restores the files to before it and leaves the thread with no conversation: its next turn starts a fresh session", async () => {
+    const { cwd, dir } = await workspace();
+    const edits: Record<string, Edit> = {
+      one: async (at) => {
+        await writeFile(path.join(at, "a.txt"), "v1\n");
+        await writeFile(path.join(at, "keep.txt"), "changed by one\n");
+      },
+      two: async (at) => writeFile(path.join(at, "a.txt"), "v2\n"),
+    };
+    const driver = editingDriver(edits);
+    const store = new MemoryThreadStore();
+    const agent = new Agent(driver, { threadStore: store, cwd, checkpointFiles: { dir } });
+    const thread = agent.thread("t");
+    const one = await thread.run("one");
+    await writeFile(path.join(cwd, "notes.md"), "my own notes\n");
+    const two = await thread.run("two");
+    // One rewind after another: the record the first wrote back is the one the second finds.
+    expect((await thread.rewind(two.runId)).restored).toEqual(["a.txt"]);
+    expect(await readFile(path.join(cwd, "a.txt"), "utf8")).toBe("v1\n");
+
+    const rewound = await thread.rewind(one.runId);
+    expect(rewound.record).toBeUndefined();
+    expect(rewound.restored).toEqual(["a.txt", "keep.txt"]);
+    expect(rewound.kept).toEqual([]);
+    expect(existsSync(path.join(cwd, "a.txt"))).toBe(false);
+    expect(await readFile(path.join(cwd, "keep.txt"), "utf8")).toBe("keep\n");
+    expect(await readFile(path.join(cwd, "notes.md"), "utf8")).toBe("my own notes\n");
+    expect(await thread.checkpoint()).toBeUndefined();
+    expect(await thread.history()).toEqual([]);
+
+    const three = await thread.run("three");
+    expect(driver.requests.at(-1)?.session).toBeUndefined();
+    expect(driver.requests[1]?.session?.resumeId).toBe("session-1");
+    expect((await thread.history()).map((turn) => turn.runId)).toEqual([three.runId]);
+    await agent.close();
+  });
+
+  it("rewind refuses an unknown turn, a record that moved on without checkpoints, and a busy thread", async () => {
     const { cwd, dir } = await workspace();
     const store = new MemoryThreadStore();
     let open!: () => void;
@@ -257,11 +325,10 @@ describe("file checkpoints and thread.rewind()", () => {
     });
     const agent = new Agent(driver, { threadStore: store, cwd, checkpointFiles: { dir } });
     const thread = agent.thread("t");
-    const one = await thread.run("one");
+    await thread.run("one");
     const two = await thread.run("two");
     const reason = (e: unknown): string | undefined => (e instanceof FileCheckpointError ? e.reason : undefined);
     expect(reason(await thread.rewind("0190a6c8-7b3e-7c4d-8e5f-6a7b8c9d0e1f").catch((e: unknown) => e))).toBe("turn_not_found");
-    expect(reason(await thread.rewind(one.runId).catch((e: unknown) => e))).toBe("first_turn");
 
     gated.value = true;
     const running = thread.run("three");

@@ -98,7 +98,8 @@ export class CodexDriver implements Driver {
   /**
    * One page of the messages of codex's thread `query.sessionId` in this host's Codex home (as
    * {@link listSessions}), oldest first, from `thread/turns/list` on a short-lived
-   * `codex app-server` (on either transport); see `Driver.getSessionMessages` and `readCodexMessages`.
+   * `codex app-server` (on either transport), split into model replies by the thread's rollout
+   * files; see `Driver.getSessionMessages` and `readCodexMessages`.
    * @returns `undefined` when codex holds no thread of that id in this home.
    * @throws InvalidDriverConfigError; as `readCodexMessages`.
    */

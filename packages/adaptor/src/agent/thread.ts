@@ -7,6 +7,7 @@ import type { Prompt } from "../prompt/prompt.js";
 import type { ResumeSpec, ThreadMode } from "../thread/thread-context.js";
 import type { FileCheckpointOptions } from "../file-checkpoints/file-checkpoint-options.js";
 import type { CheckpointedTurn } from "../file-checkpoints/turn-files.js";
+import type { RewindResult } from "../file-checkpoints/rewind.js";
 import { checkForkPoint, type ForkOptions, type ForkPoint } from "../thread/turn-log.js";
 
 /** Where a thread's file checkpoints are: defaults are the Agent's options. */
@@ -38,7 +39,7 @@ export interface ThreadHost {
   pendingApprovals(key: string, signal?: AbortSignal): Promise<PendingApproval[]>;
   deleteThread(key: string, signal?: AbortSignal): Promise<DeletedThread>;
   history(key: string, scope: FileCheckpointScope): Promise<CheckpointedTurn[]>;
-  rewind(key: string, runId: string, scope: FileCheckpointScope): Promise<ThreadRecord>;
+  rewind(key: string, runId: string, scope: FileCheckpointScope): Promise<RewindResult>;
 }
 
 /**
@@ -212,25 +213,31 @@ export class Thread {
   }
 
   /**
-   * Undoes the turn `runId` (its `result.runId`, see {@link history}) and every later one: under
-   * the thread's lease, the workspace files are put back byte for byte as they were before that
-   * turn (files it created are removed, ones it changed or deleted written back; ignored files and
-   * files over the size cap are left as they are), and the conversation's checkpoint goes back to
-   * the one that turn started from. The next turn resumes there: the model sees nothing of the
-   * undone turns (the drivers drop what the CLI recorded after the checkpoint). Resolves the
-   * thread's record now active.
+   * Undoes the turn `runId` (its `result.runId`, see {@link history}) and every later one. Under
+   * the thread's lease, the files the undone turns changed (created, wrote, deleted, or changed the
+   * mode of: their snapshot before each turn against the one when it ended) are put back byte for
+   * byte as they were before turn `runId`: written back, or removed when they did not exist then.
+   * Every other file is left as it is, among them files the person created or edited between turns
+   * or after the last one. A path the undone turns changed that was changed again after the
+   * thread's last turn ended is left as it is now and listed in `kept`. Ignored files and files
+   * over the size cap are never touched. The conversation's checkpoint goes back to the one that
+   * turn started from: the next turn resumes there, and the model sees nothing of the undone turns
+   * (the drivers drop what the CLI recorded after the checkpoint). Undoing the conversation's first
+   * turn leaves the thread with no conversation (its record is archived; `record` is `undefined`):
+   * its next turn starts a fresh session. Resolves what was restored and kept, and the record now
+   * active.
    * @throws ErrThreadStoreRequired without a store; ErrThreadBusy while a turn runs;
    * InvalidOptionError (subject `"thread.rewind()"`, field `runId`) for a `runId` that is not a
    * UUID (no run has one), before the lease is taken; FeatureUnsupportedError (feature `checkpointFiles`) for a driver that cannot resume from an
    * earlier checkpoint (ACP agents);
-   * FileCheckpointError: `turn_not_found`, `first_turn` (the turn started the conversation: start
-   * a new thread instead), `diverged` (the record moved on without checkpointed turns), and those of
-   * {@link history} (nothing changed); `store_failed` (the files were restored, the checkpoint not);
+   * FileCheckpointError: `turn_not_found`, `diverged` (the record moved on without checkpointed
+   * turns), and those of {@link history} (nothing changed); `store_failed` (the files were
+   * restored, the checkpoint not);
    * InvalidOptionError (subject `"thread store <method>() answer"`) for a malformed lease or record
    * from the store; `scope.signal`'s abort reason when it aborts before the restore starts, even
    * while a store call has not answered (a lease granted after that is given back).
    */
-  rewind(runId: string, scope: FileCheckpointScope = {}): Promise<ThreadRecord> {
+  rewind(runId: string, scope: FileCheckpointScope = {}): Promise<RewindResult> {
     return this.#host.rewind(this.key, runId, scope);
   }
 

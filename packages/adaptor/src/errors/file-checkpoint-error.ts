@@ -10,14 +10,13 @@ import { ErrFileCheckpoint } from "./sentinels.js";
  * - `inside_workspace`: the checkpoint directory is the workspace or inside it; nothing ran.
  * - `git_failed`: a git command failed (its stderr is in the message and `cause`).
  * - `turn_not_found`: `thread.rewind(runId)` names no committed turn in this thread's history.
- * - `first_turn`: the turn to undo started the conversation: there is no checkpoint before it.
  * - `diverged`: the thread's record is no longer the one its last checkpointed turn committed (a
  *   turn ran without `checkpointFiles`, on another host, or the thread was deleted); nothing changed.
  * - `store_failed`: the files were restored but the conversation's checkpoint could not be
  *   written back (e.g. the lease was lost); `cause` says why.
  */
 export type FileCheckpointFailure =
-  "git_missing" | "cwd_required" | "inside_workspace" | "git_failed" | "turn_not_found" | "first_turn" | "diverged" | "store_failed";
+  "git_missing" | "cwd_required" | "inside_workspace" | "git_failed" | "turn_not_found" | "diverged" | "store_failed";
 
 /**
  * A file checkpoint (the `checkpointFiles` option) or `thread.rewind()` failed. Matches

@@ -7,6 +7,27 @@ import type { FileCheckpointOptions } from "./file-checkpoint-options.js";
 import type { DriverDescriptor } from "@adaptor/driver";
 import { acquireLeaseWithin, resolveWithin } from "../thread/store-calls.js";
 import { checkRewindable, entryOf, openRepo, recordBefore, versionOf } from "./turn-files.js";
+import type { ShadowRepo, StoredTurn } from "./shadow-repo.js";
+
+/** What `thread.rewind()` did. */
+export interface RewindResult {
+  /**
+   * The thread's record now active: the one the undone turn started from (a new revision of it).
+   * `undefined` when the turn undone was the conversation's first: the thread then has no
+   * conversation, and its next turn starts a fresh session.
+   */
+  readonly record: ThreadRecord | undefined;
+  /**
+   * Workspace-relative paths put back as they were before the undone turn (written back, or
+   * removed when they did not exist then): those the undone turns changed, sorted.
+   */
+  readonly restored: readonly string[];
+  /**
+   * Workspace-relative paths the undone turns changed that were changed again after the thread's
+   * last turn ended (by the person or another program): left as they are now, sorted.
+   */
+  readonly kept: readonly string[];
+}
 
 /** What a rewind needs from its Agent. */
 export interface RewindInit {
@@ -24,20 +45,22 @@ export interface RewindInit {
 
 /**
  * Undoes the turn `runId` and every later one, under the thread's lease: checks the thread's
- * record is the one its last checkpointed turn committed, puts the workspace files back as they
- * were before that turn, writes back the record the turn started from (a new revision of it: the
- * next turn resumes from that checkpoint, and the drivers drop what the CLI recorded after it),
- * and forgets the undone turns' snapshots. Resolves the record now active. `signal` is followed
- * until the restore starts; after that the rewind runs to its end.
+ * record is the one its last checkpointed turn committed, puts back the paths the undone turns
+ * changed as they were before that turn (a path changed again after the last turn ended is left as
+ * it is now and listed in `kept`), writes back the record the turn started from (a new revision of
+ * it: the next turn resumes from that checkpoint, and the drivers drop what the CLI recorded after
+ * it) or, for the conversation's first turn, archives the record (the next turn starts a fresh
+ * session), and forgets the undone turns' snapshots. `signal` is followed until the restore
+ * starts; after that the rewind runs to its end.
  * @throws InvalidOptionError (field `runId`) for a `runId` that is not a UUID, before anything is
  * opened or leased; FeatureUnsupportedError (feature `checkpointFiles`) for a driver that cannot resume
  * from an earlier checkpoint; ErrThreadBusy while a turn holds the lease; FileCheckpointError (`turn_not_found`,
- * `first_turn`, `diverged`, `git_missing`, `git_failed`, `inside_workspace`, `cwd_required`:
+ * `diverged`, `git_missing`, `git_failed`, `inside_workspace`, `cwd_required`:
  * nothing changed; `store_failed`: the files were restored, the conversation was not);
  * InvalidOptionError for a malformed lease or record from the store; the signal's abort reason
  * while a store call before the restore has not answered (a lease granted later is given back).
  */
-export async function rewindThread(init: RewindInit): Promise<ThreadRecord> {
+export async function rewindThread(init: RewindInit): Promise<RewindResult> {
   const { store, key, signal } = init;
   signal?.throwIfAborted();
   checkRewindable(init.descriptor);
@@ -63,12 +86,6 @@ export async function rewindThread(init: RewindInit): Promise<ThreadRecord> {
       throw new FileCheckpointError("turn_not_found", `thread ${key}: no checkpointed turn with run id ${init.runId}`);
     }
     const before = recordBefore(entryOf(target));
-    if (!before) {
-      throw new FileCheckpointError(
-        "first_turn",
-        `thread ${key}: turn ${init.runId} started the conversation; there is no checkpoint before it`,
-      );
-    }
     const current = await resolveWithin(store, key, signal);
     if (!current || versionOf(current) !== entryOf(head).after) {
       throw new FileCheckpointError(
@@ -76,18 +93,26 @@ export async function rewindThread(init: RewindInit): Promise<ThreadRecord> {
         `thread ${key}: its record is not the one its last checkpointed turn committed (a turn ran without checkpointFiles, elsewhere, or the thread was deleted); nothing was changed`,
       );
     }
+    const plan = await planRestore(repo, key, turns.slice(at), signal);
     // From here on the signal is no longer followed: a restore stopped halfway would leave the
     // workspace matching neither the turn's snapshot nor its current state.
-    await repo.restore(key, target.tree);
-    let written: ThreadRecord;
+    await repo.restorePaths(key, target.tree, plan.restored);
+    let written: ThreadRecord | undefined;
     try {
-      const { revision: _assigned, ...draft } = before;
-      written = await store.finalize({
-        leases: [lease],
-        record: { ...draft, status: "active", updatedAt: new Date() },
-        ...(before.id !== current.id ? { archiveId: current.id } : {}),
-        releaseLeases: true,
-      });
+      if (before) {
+        const { revision: _assigned, ...draft } = before;
+        written = await store.finalize({
+          leases: [lease],
+          record: { ...draft, status: "active", updatedAt: new Date() },
+          ...(before.id !== current.id ? { archiveId: current.id } : {}),
+          releaseLeases: true,
+        });
+      } else {
+        // The first turn undone: no conversation is left. The record is archived (kept until the
+        // thread is deleted), so the key has no active record and its next turn starts afresh.
+        const { revision: _assigned, ...draft } = current;
+        await store.finalize({ leases: [lease], record: { ...draft, status: "archived", updatedAt: new Date() }, releaseLeases: true });
+      }
     } catch (error) {
       throw new FileCheckpointError(
         "store_failed",
@@ -95,9 +120,49 @@ export async function rewindThread(init: RewindInit): Promise<ThreadRecord> {
         { cause: error },
       );
     }
-    await repo.truncate(key, head.commit, turns[at - 1]?.commit);
-    return written;
+    // The turn now last is recorded again naming the record just written, so a later rewind
+    // across it finds the thread's record is the one its history describes.
+    const last = turns[at - 1];
+    const tip =
+      last && written
+        ? await repo.commit(key, last.tree, { ...entryOf(last), after: versionOf(written) }, turns[at - 2]?.commit)
+        : undefined;
+    await repo.truncate(key, head.commit, tip);
+    return { record: written, ...plan };
   } finally {
     await store.releaseLease(lease).catch(() => undefined);
   }
+}
+
+/**
+ * Which paths a rewind of `undone` (the turns to undo, oldest first) puts back and which it
+ * leaves: every path one of the turns changed (its snapshot before against its snapshot at its
+ * end), except those over the size cap and those changed since the last turn ended (its end
+ * snapshot against the workspace now), which are `kept`. A turn recorded without an end snapshot
+ * counts the next turn's starting snapshot (the last turn: the workspace now) as its end.
+ */
+async function planRestore(
+  repo: ShadowRepo,
+  key: string,
+  undone: readonly StoredTurn[],
+  signal?: AbortSignal,
+): Promise<{ restored: string[]; kept: string[] }> {
+  const now = await repo.snapshot(key, signal);
+  const changed = new Set<string>();
+  const large = new Set(now.skipped);
+  for (const [i, turn] of undone.entries()) {
+    const entry = entryOf(turn);
+    for (const p of [...entry.skipped, ...(entry.endSkipped ?? [])]) large.add(p);
+    const end = entry.end ?? undone[i + 1]?.tree ?? now.tree;
+    for (const p of await repo.changedPaths(turn.tree, end, signal)) changed.add(p);
+  }
+  const lastEnd = entryOf(undone.at(-1)!).end ?? now.tree;
+  const since = new Set(await repo.changedPaths(lastEnd, now.tree, signal));
+  const restored: string[] = [];
+  const kept: string[] = [];
+  for (const p of [...changed].sort()) {
+    if (large.has(p)) continue;
+    (since.has(p) ? kept : restored).push(p);
+  }
+  return { restored, kept };
 }

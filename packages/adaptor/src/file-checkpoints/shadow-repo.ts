@@ -1,6 +1,6 @@
 import { execFile } from "node:child_process";
 import { createHash } from "node:crypto";
-import { lstat, mkdir, realpath, stat, writeFile } from "node:fs/promises";
+import { lstat, mkdir, realpath, rm, rmdir, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { FileCheckpointError } from "../errors/file-checkpoint-error.js";
 import type { FileCheckpointOptions } from "./file-checkpoint-options.js";
@@ -89,11 +89,16 @@ export class ShadowRepo {
    * began; `undefined`: none). Compare-and-swap: a tip that moved meanwhile fails with `git_failed`.
    */
   async append(key: string, snapshot: Snapshot, entry: unknown, parent: string | undefined, signal?: AbortSignal): Promise<string> {
-    const message = path.join(this.#gitDir, "adaptor", `${hash(key)}.msg`);
-    await writeFile(message, JSON.stringify(entry));
-    const commit = (await this.#run(["commit-tree", snapshot.tree, ...(parent ? ["-p", parent] : []), "-F", message], key, signal)).trim();
+    const commit = await this.commit(key, snapshot.tree, entry, parent, signal);
     await this.#run(["update-ref", refOf(key), commit, parent ?? NO_REF], key, signal);
     return commit;
+  }
+
+  /** A commit of `tree` carrying `entry` on top of `parent`, not yet on any history. */
+  async commit(key: string, tree: string, entry: unknown, parent: string | undefined, signal?: AbortSignal): Promise<string> {
+    const message = path.join(this.#gitDir, "adaptor", `${hash(key)}.msg`);
+    await writeFile(message, JSON.stringify(entry));
+    return (await this.#run(["commit-tree", tree, ...(parent ? ["-p", parent] : []), "-F", message], key, signal)).trim();
   }
 
   /** The tip of `key`'s history, or `undefined`. */
@@ -120,21 +125,50 @@ export class ShadowRepo {
     return turns.reverse();
   }
 
-  /** Moves `key`'s history tip from `from` back to `to` (`undefined`: no history left). */
+  /** Moves `key`'s history tip from `from` to `to` (`undefined`: no history left). */
   async truncate(key: string, from: string, to: string | undefined, signal?: AbortSignal): Promise<void> {
     await this.#run(to ? ["update-ref", refOf(key), to, from] : ["update-ref", "-d", refOf(key), from], key, signal);
   }
 
+  /** The workspace-relative paths whose content, mode or presence differ between trees `a` and `b`, sorted. */
+  async changedPaths(a: string, b: string, signal?: AbortSignal): Promise<string[]> {
+    if (a === b) return [];
+    const out = await this.#run(["diff-tree", "-r", "-z", "--no-renames", "--name-only", a, b], undefined, signal);
+    return out
+      .split("\0")
+      .filter((p) => p !== "")
+      .sort();
+  }
+
   /**
-   * Puts the workspace's files back as `tree` holds them: files the tree lacks are removed
-   * (ignored ones and those over the size cap are left as they are), the others written back
-   * byte for byte with their mode.
+   * Puts exactly `paths` back as `tree` holds them: a path the tree holds is written back byte for
+   * byte with its mode, one it lacks is removed (and directories left empty by that removal with
+   * it). Every other file is left as it is.
    */
-  async restore(key: string, tree: string, signal?: AbortSignal): Promise<void> {
+  async restorePaths(key: string, tree: string, paths: readonly string[], signal?: AbortSignal): Promise<void> {
+    if (paths.length === 0) return;
     await this.#run(["read-tree", tree], key, signal);
-    await this.#excludeLarge(key, ["ls-files", "-z", "--others", "--exclude-standard"], signal);
-    await this.#run(["clean", "-d", "--force", "--quiet"], key, signal);
-    await this.#run(["checkout-index", "--all", "--force", "--quiet"], key, signal);
+    const held = new Set((await this.#run(["ls-files", "-z"], key, signal)).split("\0").filter((p) => p !== ""));
+    const absent = paths.filter((p) => !held.has(p));
+    // Deepest first, so a file that replaced a directory (or the reverse) can be written back.
+    for (const p of [...absent].sort((x, y) => y.length - x.length)) {
+      // A directory standing there now is not the file the tree lacks: it is left alone.
+      await rm(path.join(this.#cwd, p), { force: true }).catch(() => undefined);
+      for (let dir = path.dirname(p); dir !== "." && dir !== "" && dir !== "/"; dir = path.dirname(dir)) {
+        // Only a directory the removal left empty goes; rmdir fails on any other.
+        if (
+          !(await rmdir(path.join(this.#cwd, dir)).then(
+            () => true,
+            () => false,
+          ))
+        )
+          break;
+      }
+    }
+    const present = paths.filter((p) => held.has(p));
+    for (let i = 0; i < present.length; i += 500) {
+      await this.#run(["checkout-index", "--force", "--quiet", "--", ...present.slice(i, i + 500)], key, signal);
+    }
     // Fresh stat data, so the next snapshot need not hash every file again.
     await this.#run(["update-index", "-q", "--refresh"], key, signal, false).catch(() => undefined);
   }

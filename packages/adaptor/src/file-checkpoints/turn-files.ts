@@ -28,6 +28,10 @@ interface TurnEntry {
   readonly before: (Omit<ThreadRecord, "createdAt" | "updatedAt"> & { createdAt: string; updatedAt: string }) | null;
   /** The version (`id#revision`) of the record the turn committed. */
   readonly after: string;
+  /** The workspace's tree when the turn ended (absent for turns recorded without one). */
+  readonly end?: string;
+  /** Paths over the size cap when the turn ended (absent with `end`). */
+  readonly endSkipped?: readonly string[];
 }
 
 /** The version naming one committed state of a record. */
@@ -72,6 +76,7 @@ export class TurnFiles {
   readonly #snapshot: Snapshot;
   readonly #parent: string | undefined;
   readonly #before: ThreadRecord | undefined;
+  #end: Snapshot | undefined;
 
   private constructor(repo: ShadowRepo, key: string, snapshot: Snapshot, parent: string | undefined, before: ThreadRecord | undefined) {
     this.#repo = repo;
@@ -106,6 +111,16 @@ export class TurnFiles {
     return new TurnFiles(repo, init.key, snapshot, parent, init.before);
   }
 
+  /**
+   * Snapshots the workspace as the turn leaves it, before its commit (still under the lease): a
+   * rewind compares it with the snapshot before the turn to know which paths the turn changed, and
+   * with the workspace then to know which of those the person changed since. Cheap: git rehashes
+   * only the files whose stat data changed since the snapshot before the turn.
+   */
+  async ended(signal?: AbortSignal): Promise<void> {
+    this.#end = await this.#repo.snapshot(this.#key, signal);
+  }
+
   /** Records the committed turn (`written`: the record it committed) as a rewind point. */
   async committed(runId: string, prompt: string, written: ThreadRecord, signal?: AbortSignal): Promise<void> {
     const before = this.#before;
@@ -117,6 +132,7 @@ export class TurnFiles {
       skipped: this.#snapshot.skipped,
       before: before ? { ...before, createdAt: before.createdAt.toISOString(), updatedAt: before.updatedAt.toISOString() } : null,
       after: versionOf(written),
+      ...(this.#end ? { end: this.#end.tree, endSkipped: this.#end.skipped } : {}),
     };
     await this.#repo.append(this.#key, this.#snapshot, entry, this.#parent, signal);
   }

@@ -359,6 +359,12 @@ export async function executeRun(setup: RunSetup): Promise<Result> {
         // nothing, so its verdict is the abort, never a success whose checkpoint was not kept.
         controller.signal.throwIfAborted();
         // The lease goes with the commit's own write unless the suspension still works under it.
+        // The workspace as the turn leaves it, still under the lease; without it a rewind across
+        // this turn treats the next turn's starting snapshot (or the workspace then) as its end.
+        await files?.ended(controller.signal).catch((error: unknown) => {
+          if (controller.signal.aborted) throw error;
+        });
+        controller.signal.throwIfAborted();
         try {
           const written = await turn.commit(response, controller.signal, { releaseLease: !suspension.needsLeaseAfterCommit });
           await files?.committed(runId, prompt, written, controller.signal).catch((error: unknown) =>

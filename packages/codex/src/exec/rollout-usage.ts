@@ -1,11 +1,6 @@
-import { homedir } from "node:os";
-import { join } from "node:path";
-import { createInterface } from "node:readline";
 import type { Usage } from "@adaptor/driver";
-import { openRegularFile, SESSION_FILE_LIMIT_BYTES } from "@adaptor/driver/process";
 import type { CodexConfig } from "../config.js";
-import { codexEnv } from "../process-helpers.js";
-import { rollouts } from "../session-state/codex-session-transfer.js";
+import { eachRolloutLine } from "../session-state/rollout-lines.js";
 
 interface TokenCountLine {
   readonly payload?: { readonly type?: unknown; readonly info?: { readonly total_token_usage?: Record<string, unknown> } | null };
@@ -15,10 +10,8 @@ const count = (value: unknown): number | undefined =>
   typeof value === "number" && Number.isFinite(value) && value >= 0 ? value : undefined;
 
 /**
- * The last value `pick` finds in the thread's rollout files, read line by line up to the length
- * each had when opened: only lines holding `marker` are parsed. Undefined when none has one or the
- * rollouts cannot be read (one that is not a regular file is not read, never waited on) or one is
- * over `SESSION_FILE_LIMIT_BYTES`.
+ * The last value `pick` finds in the thread's rollout files (see {@link eachRolloutLine}).
+ * Undefined when none has one or the rollouts cannot be read.
  */
 async function lastInRollouts<T>(
   config: CodexConfig,
@@ -27,39 +20,11 @@ async function lastInRollouts<T>(
   marker: string,
   pick: (line: unknown) => T | undefined,
 ): Promise<T | undefined> {
-  const vars = codexEnv(config, env);
-  const home = vars.CODEX_HOME ?? join(vars.HOME ?? homedir(), ".codex");
   let last: T | undefined;
-  for (const path of await rollouts(home, threadId)) {
-    let opened;
-    try {
-      opened = await openRegularFile(path, "read", "read rollout");
-    } catch {
-      return undefined;
-    }
-    try {
-      const size = Number(opened.stat.size);
-      if (size > SESSION_FILE_LIMIT_BYTES) return undefined;
-      if (size === 0) continue;
-      const input = opened.handle.createReadStream({ encoding: "utf8", start: 0, end: size - 1, autoClose: false });
-      const lines = createInterface({ input, crlfDelay: Infinity });
-      for await (const line of lines) {
-        if (!line.includes(marker)) continue;
-        let parsed: unknown;
-        try {
-          parsed = JSON.parse(line);
-        } catch {
-          continue;
-        }
-        last = pick(parsed) ?? last;
-      }
-    } catch {
-      return undefined;
-    } finally {
-      await opened.handle.close();
-    }
-  }
-  return last;
+  const read = await eachRolloutLine(config, threadId, env, [marker], (line) => {
+    last = pick(line) ?? last;
+  });
+  return read ? last : undefined;
 }
 
 /**

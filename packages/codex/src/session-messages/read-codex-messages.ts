@@ -6,6 +6,7 @@ import { CodexRpcError } from "../app-server/codex-rpc-error.js";
 import { withShortLivedAppServer } from "../app-server/short-lived-app-server.js";
 import { resultOf, toolInputOf, toolNameOf } from "../app-server/turn-state.js";
 import type { CodexConfig } from "../config.js";
+import { modelReplies } from "./model-replies.js";
 import type { ThreadItem } from "../protocol/generated/v2/ThreadItem.js";
 import type { ThreadTurnsListParams } from "../protocol/generated/v2/ThreadTurnsListParams.js";
 import type { Turn } from "../protocol/generated/v2/Turn.js";
@@ -60,6 +61,8 @@ interface Draft {
   toolResults: SessionToolResult[];
   at: Date | undefined;
   id: string;
+  /** The model reply it holds (see {@link modelReplies}), when known. */
+  reply: number | undefined;
 }
 
 function finished(draft: Draft): SessionMessage {
@@ -77,11 +80,13 @@ function finished(draft: Draft): SessionMessage {
  * The messages of codex's turns, in order: a user message item is a user message (its text
  * inputs joined); each agent message item begins an assistant message; a tool call item (a
  * command, a file change, an MCP or dynamic tool call, a web search, an image view) joins the
- * assistant message it follows (one of text `""` when it follows the user's), with its result
- * once it ended, named as on the `tool-call` and `tool-result` events. Reasoning, plans and
- * codex's own markers are not shown.
+ * assistant message it follows (one of text `""` when it follows the user's, or when `replies`
+ * places it in another model reply than that message), with its result once it ended, named as on
+ * the `tool-call` and `tool-result` events. Reasoning, plans and codex's own markers are not shown.
+ * @param replies - the model reply of each item by its id (see {@link modelReplies}); without it,
+ * or for an item it lacks, a tool call stays with the message before it.
  */
-export function turnMessages(turns: readonly Turn[]): SessionMessage[] {
+export function turnMessages(turns: readonly Turn[], replies: ReadonlyMap<string, number> = new Map()): SessionMessage[] {
   const messages: SessionMessage[] = [];
   for (const turn of turns) {
     let draft: Draft | undefined;
@@ -97,22 +102,25 @@ export function turnMessages(turns: readonly Turn[]): SessionMessage[] {
           .map((input) => (input.type === "text" ? input.text : undefined))
           .filter((part): part is string => part !== undefined)
           .join("\n");
-        draft = { role: "user", text, toolCalls: [], toolResults: [], at, id: item.id };
+        draft = { role: "user", text, toolCalls: [], toolResults: [], at, id: item.id, reply: undefined };
         continue;
       }
       if (item.type === "agentMessage") {
         flush();
-        draft = { role: "assistant", text: item.text, toolCalls: [], toolResults: [], at, id: item.id };
+        draft = { role: "assistant", text: item.text, toolCalls: [], toolResults: [], at, id: item.id, reply: replies.get(item.id) };
         continue;
       }
       const toolName = toolNameOf(item);
       if (toolName === undefined) continue;
       const id = (item as { id?: unknown }).id;
       if (typeof id !== "string") continue;
-      if (draft?.role !== "assistant") {
+      const reply = replies.get(id);
+      // A call of a later model reply than the message's begins a message of its own.
+      if (draft?.role !== "assistant" || (reply !== undefined && draft.reply !== undefined && reply !== draft.reply)) {
         flush();
-        draft = { role: "assistant", text: "", toolCalls: [], toolResults: [], at, id };
+        draft = { role: "assistant", text: "", toolCalls: [], toolResults: [], at, id, reply };
       }
+      draft.reply ??= reply;
       draft.toolCalls.push({ toolCallId: id, toolName, input: toolInputOf(item) });
       if ((item as { status?: unknown }).status !== "inProgress") {
         const { output, isError } = resultOf(item, undefined);
@@ -146,8 +154,9 @@ type Reading = { readonly page: SessionMessagePage } | { readonly unknown: true 
  * short-lived `codex app-server` (`initialize`, then `thread/turns/list` with every item,
  * oldest turn first, {@link TURN_BATCH} turns a request, until the page is full; then its stdin is closed and
  * the process ended): the thread is not resumed and no model is called. Messages are made of the
- * turns' items (see {@link turnMessages}); a subagent's own thread is not part of it. Codex's
- * times are its items' start, in milliseconds.
+ * turns' items (see {@link turnMessages}), one assistant message per model reply: where a reply
+ * ends is read from the thread's rollout files (see {@link modelReplies}); a subagent's own thread
+ * is not part of it. Codex's times are its items' start, in milliseconds.
  * @returns `undefined` when codex holds no thread of that id in this home.
  * @throws InvalidOptionError (subject `"getSessionMessages query"`, field `cursor`) for a cursor
  * a read of this thread did not give (another thread's, a hand-made one, one past the messages of
@@ -166,11 +175,12 @@ export async function readCodexMessages(
     query.cursor !== undefined
       ? decodeSessionCursor(query.cursor, readPositionOf(query.sessionId), READ, SUBJECT)
       : { threadId: query.sessionId, from: null, batch: TURN_BATCH, skip: 0 };
+  const replies = await modelReplies(config, query.sessionId, query.env);
   const reading = await withShortLivedAppServer<Reading>(
     { command, config, cwd: config.cwd ?? process.cwd(), env: query.env, signal },
     async (rpc) => {
       try {
-        return { page: await read(rpc, query, start) };
+        return { page: await read(rpc, query, start, replies) };
       } catch (err) {
         if (err instanceof CodexRpcError && isUnknownThread(err)) return { unknown: true };
         throw err;
@@ -184,7 +194,12 @@ export async function readCodexMessages(
   return "page" in reading ? reading.page : undefined;
 }
 
-async function read(rpc: JsonRpcConnection, query: DriverSessionMessagesQuery, start: ReadPosition): Promise<SessionMessagePage> {
+async function read(
+  rpc: JsonRpcConnection,
+  query: DriverSessionMessagesQuery,
+  start: ReadPosition,
+  replies: ReadonlyMap<string, number>,
+): Promise<SessionMessagePage> {
   const messages: SessionMessage[] = [];
   let { from, skip } = start;
   const { threadId, batch } = start;
@@ -197,7 +212,7 @@ async function read(rpc: JsonRpcConnection, query: DriverSessionMessagesQuery, s
       itemsView: "full",
     };
     const turns = await requestAnswer(rpc, METHOD, params, turnsPage);
-    const batchMessages = turnMessages(turns.data);
+    const batchMessages = turnMessages(turns.data, replies);
     // A batch's messages only grow, and a cursor names one it has not given yet.
     if (skip > 0 && skip >= batchMessages.length)
       throw new InvalidOptionError({ subject: SUBJECT, field: "cursor", reason: `is not a cursor ${READ} gave` });
