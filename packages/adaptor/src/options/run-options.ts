@@ -244,7 +244,9 @@ export interface AgentOptions extends SharedRunOptions {
   readonly owner?: string;
   /**
    * The workspace's name in thread fingerprints, non-empty, e.g. a repository URL. Default: the
-   * run's `cwd`. Workers that run one repository from different checkouts give the same name so
+   * directory the CLI runs in (the run's `cwd`, else the Agent's, else the driver's, else
+   * `process.cwd()`), so Agents whose drivers run in different folders never continue each other's
+   * threads (`ErrThreadIncompatible`). Workers that run one repository from different checkouts give the same name so
    * each continues the others' threads (with portable sessions; see the README "Many workers").
    */
   readonly workspace?: string;
