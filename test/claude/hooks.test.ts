@@ -79,6 +79,33 @@ describe("hooks (real binary)", { timeout: 180_000 }, () => {
     expect(result.text).not.toContain("proposed-text");
   });
 
+  it("beforeToolCall: an additionalContext, with an updatedInput or alone in another group, reaches the model with the call's result", async () => {
+    h = await harness([
+      {
+        when: whenUserSays("say something"),
+        reply: { toolUse: { name: "Bash", input: { command: "echo proposed-text", description: "Say" } } },
+      },
+      { when: whenToolResult("Bash"), reply: (view) => ({ text: `the shell said ${view.lastToolResult?.content ?? ""}` }) },
+    ]);
+    const result = await h.agent.run("say something", {
+      policy: approveAll,
+      hooks: {
+        beforeToolCall: [
+          {
+            matcher: "Bash",
+            hook: () => ({ updatedInput: { command: "echo edited-by-hook", description: "Say" }, additionalContext: "PRE_CONTEXT_A" }),
+          },
+          { matcher: "*", hook: () => ({ additionalContext: "PRE_CONTEXT_B" }) },
+        ],
+      },
+    });
+    expect(result.text).toContain("edited-by-hook");
+    const afterBash = h.server.requests.find((request) => request.view.lastToolResult?.toolName === "Bash");
+    const sent = lastMessageText(afterBash?.body);
+    expect(sent).toContain("PRE_CONTEXT_A");
+    expect(sent).toContain("PRE_CONTEXT_B");
+  });
+
   it("a tool hook's matcher goes to the CLI: it stops only for the calls the matcher names, the others run without the hook", async () => {
     let workDir = "";
     h = await harness([
