@@ -6,6 +6,7 @@ import { invokeTool, type ToolOutcome } from "@adaptor/tool/internal";
 import { v7 as uuidv7 } from "uuid";
 import type { Preparation } from "./preparation.js";
 import { HOST_TOOL_SERVER_NAME } from "../tools/agent-tools.js";
+import { checkHostToolMatchers } from "../hooks/host-tool-matchers.js";
 
 /** One finished host-tool call of a run, as the host sees it. */
 interface HostCall {
@@ -39,6 +40,10 @@ interface HostCall {
  * a failure, `output` holds the full error text the model never sees; the CLI's own `tool-result`
  * of the same id that follows is folded into it (not emitted). Failed calls are also added to the
  * Result's transcript after the CLI's item, with the full error text.
+ *
+ * @throws InvalidOptionError (field e.g. `hooks.beforeToolCall[0].matcher`) for a tool hook
+ * matcher naming a host tool under an MCP server name the run does not have (see
+ * `checkHostToolMatchers`).
  */
 export async function prepareHostTools(prep: Preparation): Promise<void> {
   const binding = prep.tools;
@@ -71,6 +76,7 @@ export async function prepareHostTools(prep: Preparation): Promise<void> {
       sentinel: ErrInvalidConfig,
     });
   }
+  checkHostToolMatchers(prep.options.hooks, new Set(byName.keys()), HOST_TOOL_SERVER_NAME, new Set(declared.map((server) => server.name)));
 
   const calls: HostCall[] = [];
   const denials: PermissionDenial[] = [];
