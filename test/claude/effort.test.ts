@@ -68,4 +68,13 @@ describe("reasoning effort (real binary)", { timeout: 180_000 }, () => {
     expect(findError(refused, FeatureUnsupportedError)).toMatchObject({ driver: "claude", feature: "effort" });
     expect(String((refused as Error).message)).toContain("xhigh");
   });
+
+  it.each(["max", "ultra"] as const)(
+    "%s, a Codex level Claude Code does not carry: FeatureUnsupportedError before anything starts",
+    async (effort) => {
+      await using refusing = new Agent(claude({ command: "/nonexistent/claude" }));
+      const refused = await refusing.run("hi", { effort }).catch((e: unknown) => e);
+      expect(findError(refused, FeatureUnsupportedError)).toMatchObject({ driver: "claude", feature: "effort" });
+    },
+  );
 });

@@ -5,7 +5,7 @@ import { whenToolResult, whenUserSays } from "@adaptor/testkit";
 import type { HookContext, StopHookInput, ToolCallHookInput, ToolResultHookInput } from "adaptor";
 import { prewarmTurn } from "../support/prewarm.js";
 import { harness, type Harness } from "./support.js";
-import { Agent, type AgentEvent } from "adaptor";
+import { Agent, InvalidOptionError, defineTool, mcpHttp, type AgentEvent } from "adaptor";
 import { claude } from "@adaptor/claude";
 import { MemoryThreadStore } from "@adaptor/threadstore";
 import type { DriverRequest, DriverSink, HookAsk } from "@adaptor/driver";
@@ -77,6 +77,81 @@ describe("hooks (real binary)", { timeout: 180_000 }, () => {
     });
     expect(result.text).toContain("edited-by-hook");
     expect(result.text).not.toContain("proposed-text");
+  });
+
+  it("beforeToolCall: an additionalContext, with an updatedInput or alone in another group, reaches the model with the call's result", async () => {
+    h = await harness([
+      {
+        when: whenUserSays("say something"),
+        reply: { toolUse: { name: "Bash", input: { command: "echo proposed-text", description: "Say" } } },
+      },
+      { when: whenToolResult("Bash"), reply: (view) => ({ text: `the shell said ${view.lastToolResult?.content ?? ""}` }) },
+    ]);
+    const result = await h.agent.run("say something", {
+      policy: approveAll,
+      hooks: {
+        beforeToolCall: [
+          {
+            matcher: "Bash",
+            hook: () => ({ updatedInput: { command: "echo edited-by-hook", description: "Say" }, additionalContext: "PRE_CONTEXT_A" }),
+          },
+          { matcher: "*", hook: () => ({ additionalContext: "PRE_CONTEXT_B" }) },
+        ],
+      },
+    });
+    expect(result.text).toContain("edited-by-hook");
+    const afterBash = h.server.requests.find((request) => request.view.lastToolResult?.toolName === "Bash");
+    const sent = lastMessageText(afterBash?.body);
+    expect(sent).toContain("PRE_CONTEXT_A");
+    expect(sent).toContain("PRE_CONTEXT_B");
+  });
+
+  it("a matcher naming a host tool under another server's name (mcp__shop__refund) is refused before launch, naming mcp__adaptor__refund; the right name guards the tool", async () => {
+    h = await harness([
+      { when: whenUserSays("refund please"), reply: { toolUse: { name: "mcp__adaptor__refund", input: { amount: 500 } } } },
+      { when: (view) => view.lastToolResult !== undefined, reply: (view) => ({ text: `result: ${view.lastToolResult?.content ?? ""}` }) },
+    ]);
+    let refunds = 0;
+    const refund = defineTool({
+      name: "refund",
+      description: "refund money",
+      input: { type: "object", properties: { amount: { type: "number" } } },
+      needsApproval: false,
+      handler: () => `refunded ${++refunds}`,
+    });
+    const agent = new Agent(claude({ cwd: h.env.workDir, env: h.env.env, inheritEnv: false, model: "claude-sonnet-4-5" }), {
+      tools: [refund],
+    });
+    try {
+      const guard = { hook: () => ({ deny: "refunds need a manager" }) };
+      const refused = await agent
+        .run("refund please", {
+          hooks: {
+            beforeToolCall: [
+              { matcher: "Bash", ...guard },
+              { matcher: "mcp__shop__refund", ...guard },
+            ],
+          },
+        })
+        .catch((e: unknown) => e);
+      expect(refused).toBeInstanceOf(InvalidOptionError);
+      expect(refused).toMatchObject({ field: "hooks.beforeToolCall[1].matcher" });
+      expect((refused as Error).message).toContain("mcp__adaptor__refund");
+      expect(h.server.requests).toHaveLength(0);
+      // A declared MCP server of that name makes the matcher its tool's: accepted.
+      const declared = await agent
+        .run("say hi", {
+          mcpServers: [mcpHttp("shop", "http://127.0.0.1:9/mcp")],
+          hooks: { beforeToolCall: { matcher: "mcp__shop__refund", ...guard } },
+        })
+        .catch((e: unknown) => e);
+      expect(declared).not.toBeInstanceOf(InvalidOptionError);
+      const guarded = await agent.run("refund please", { hooks: { beforeToolCall: { matcher: "mcp__adaptor__refund", ...guard } } });
+      expect(guarded.text).toContain("refunds need a manager");
+      expect(refunds).toBe(0);
+    } finally {
+      await agent.close();
+    }
   });
 
   it("a tool hook's matcher goes to the CLI: it stops only for the calls the matcher names, the others run without the hook", async () => {

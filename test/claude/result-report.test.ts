@@ -102,6 +102,24 @@ describe("a Claude result's turn count, API time, usage per model and permission
     expect(three.result.durationApiMs).toBeUndefined();
   });
 
+  it("a turn the CLI answers itself (/rename) made no model call: numTurns 0, no model.response notice", async () => {
+    h = await harness(RULES);
+    agent = new Agent(claude({ cwd: h.env.workDir, env: h.env.env, inheritEnv: false, model: MODEL }), {
+      threadStore: new MemoryThreadStore(),
+    });
+    const thread = agent.thread("rename");
+    await turn(thread.stream("report-one"));
+    const before = h.server.requests.length;
+    const rename = await turn(thread.stream("/rename Budget review"));
+    expect(h.server.requests.length).toBe(before);
+    expect(rename.result.text).toContain("Budget review");
+    expect(rename.result.numTurns).toBe(0);
+    expect(notices(rename.events, "model.response")).toEqual([]);
+    const next = await turn(thread.stream("report-two"));
+    expect(next.result.numTurns).toBe(1);
+    expect(notices(next.events, "model.response")).toHaveLength(1);
+  });
+
   it("a subagent on another model has its own modelUsage entry; numTurns counts the main conversation's responses only", async () => {
     h = await harness([
       {

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { whenPromptSays, type OpenAIServer } from "@adaptor/testkit";
-import { Agent } from "adaptor";
+import { Agent, InvalidOptionError } from "adaptor";
 import { MemoryThreadStore } from "@adaptor/threadstore";
 import { codex } from "@adaptor/codex";
 import { codexHarness, type CodexHarness } from "./support.js";
@@ -58,6 +58,30 @@ describe.each(["app-server", "exec"] as const)("reasoning effort over %s (real b
     expect(reasoningFor(h.server, "effort-xhigh-run")).toMatchObject({ effort: "xhigh" });
     expect(reasoningFor(h.server, "effort-xhigh-agent")).toMatchObject({ effort: "xhigh" });
   });
+
+  it(
+    "max and ultra, the levels codex 0.171.0's model catalog adds, reach the model request (ultra as the model's own setting for it)",
+    { timeout: 180_000 },
+    async () => {
+      h = await codexHarness({
+        rules: [
+          { when: whenPromptSays("effort-max"), reply: { text: "max" } },
+          { when: whenPromptSays("effort-ultra"), reply: { text: "ultra" } },
+        ],
+      });
+      agent = new Agent(codex({ cwd: h.env.workDir, env: h.env.env, inheritEnv: false, killGraceMs: 1000, transport }));
+      await agent.run("effort-max", { effort: "max" });
+      await agent.run("effort-ultra", { effort: "ultra" });
+      expect(reasoningFor(h.server, "effort-max")).toMatchObject({ effort: "max" });
+      // gpt-5.5 (the harness's model) has no ultra level: codex 0.171.0 sends its highest, xhigh.
+      expect(reasoningFor(h.server, "effort-ultra")).toMatchObject({ effort: "xhigh" });
+      // The Codex SDK's "persistent" is no level codex 0.171.0 sends (it sends "disabled"): refused before launch.
+      const before = h.server.requests.length;
+      const refused = await agent.run("effort-ultra", { effort: "persistent" as never }).catch((e: unknown) => e);
+      expect(refused).toBeInstanceOf(InvalidOptionError);
+      expect(h.server.requests.length).toBe(before);
+    },
+  );
 
   it("a thread turn without effort keeps the thread's last effort on both transports", { timeout: 180_000 }, async () => {
     h = await codexHarness({

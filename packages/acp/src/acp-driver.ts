@@ -259,6 +259,11 @@ export class AcpDriver implements Driver {
     void this.config;
   }
 
+  /** The working directory of a run without `request.cwd`: the config's `cwd` (undefined: `process.cwd()`). */
+  get cwd(): string | undefined {
+    return this.config.cwd;
+  }
+
   fingerprint(): unknown {
     const c = this.config;
     return {

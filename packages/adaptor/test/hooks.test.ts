@@ -118,7 +118,9 @@ describe("hooks", () => {
       { deny: "x", updatedInput: {} },
       { updatedInput: [] },
       "allow",
-      { additionalContext: "wrong point" },
+      { continueWith: "wrong point" },
+      { deny: "x", additionalContext: "y" },
+      { updatedInput: {}, additionalContext: "" },
     ]) {
       const driver = hookedDriver(ALL, async (_request, sink, signal) => {
         await sink.hook!({ point: "beforeToolCall", toolName: "Bash", input: {} });
@@ -126,6 +128,18 @@ describe("hooks", () => {
       });
       const failed = await new Agent(driver).run("p", { hooks: { beforeToolCall: () => verdict as never } }).catch((e: unknown) => e);
       expect(findError(failed, InvalidOptionError)).toMatchObject({ subject: "hook verdict", field: "hooks.beforeToolCall" });
+    }
+  });
+
+  it("beforeToolCall: { updatedInput, additionalContext } and { additionalContext } reach the driver", async () => {
+    for (const verdict of [{ updatedInput: { command: "ls" }, additionalContext: "ctx" }, { additionalContext: "ctx" }]) {
+      let answer: unknown;
+      const driver = hookedDriver(ALL, async (_request, sink) => {
+        answer = await sink.hook!({ point: "beforeToolCall", toolName: "Bash", input: {} });
+        return {};
+      });
+      await new Agent(driver).run("p", { hooks: { beforeToolCall: () => verdict } });
+      expect(answer).toEqual(verdict);
     }
   });
 

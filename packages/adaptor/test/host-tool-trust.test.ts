@@ -183,4 +183,18 @@ describe("host-tool server: beforeToolCall is asked there, once per call, on any
     await agent.run("go");
     expect([ran, called, replies]).toEqual([[1], [], ["cli hook: {}", "transferred 1"]]);
   });
+  it("an additionalContext reaches the model after the host tool's own text, with an updatedInput too", async () => {
+    const ran: number[] = [];
+    const replies: string[] = [];
+    await using agent = new Agent(hookingDriver(5, replies), {
+      tools: [transfer(ran)],
+      hooks: {
+        beforeToolCall: [
+          { matcher: "^mcp__adaptor__", hook: () => ({ updatedInput: { amount: 2 }, additionalContext: "ledger is audited" }) },
+        ],
+      },
+    });
+    await agent.run("go");
+    expect([ran, replies]).toEqual([[2], ["cli hook: {}", "transferred 2\n\nledger is audited"]]);
+  });
 });

@@ -237,6 +237,11 @@ export class ClaudeDriver implements Driver {
     this.#captured.validate();
   }
 
+  /** The working directory of a run without `request.cwd`: the config's `cwd` (undefined: `process.cwd()`). */
+  get cwd(): string | undefined {
+    return this.config.cwd;
+  }
+
   /**
    * Compatibility-relevant config for thread fingerprints: the executable, config dir and extra
    * flags. With portable sessions the config dir is left out: the transcript travels with the

@@ -221,6 +221,11 @@ export class CodexDriver implements Driver {
     return response;
   }
 
+  /** The working directory of a run without `request.cwd`: the config's `cwd` (undefined: `process.cwd()`). */
+  get cwd(): string | undefined {
+    return this.config.cwd;
+  }
+
   /**
    * What decides whether a stored codex thread can be continued by this driver (part of a thread's
    * fingerprint): the driver type, transport, model and `CODEX_HOME` (where the rollouts live).

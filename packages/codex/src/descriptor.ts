@@ -41,7 +41,7 @@ export const CODEX_DESCRIPTOR: DriverDescriptor = deepFreeze<DriverDescriptor>({
     // Writable roots of workspace_write (thread config sandbox_workspace_write.writable_roots);
     // refused with no sandbox in the policy (test/codex/additional-directories.test.ts).
     additionalDirectories: true,
-    effort: ["minimal", "low", "medium", "high", "xhigh"],
+    effort: ["minimal", "low", "medium", "high", "xhigh", "max", "ultra"],
     // Images as codex image files: localImage inputs of turn/start (app-server), --image (exec).
     images: true,
     // interrupt: turn/interrupt, the process kept; send: turn/steer (test/codex/during-turn.test.ts).
@@ -88,7 +88,7 @@ export const CODEX_EXEC_DESCRIPTOR: DriverDescriptor = deepFreeze<DriverDescript
     systemPrompt: ["replace", "append"],
     // Writable roots of workspace_write (-c sandbox_workspace_write.writable_roots), as app-server's.
     additionalDirectories: true,
-    effort: ["minimal", "low", "medium", "high", "xhigh"],
+    effort: ["minimal", "low", "medium", "high", "xhigh", "max", "ultra"],
     // Images as codex image files: localImage inputs of turn/start (app-server), --image (exec).
     images: true,
     // A stop hook would be called after the process ended, its continueWith too late to carry:

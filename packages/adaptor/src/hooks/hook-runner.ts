@@ -81,7 +81,7 @@ export const DEFAULT_HOOK_TIMEOUT_MS = 60_000;
 
 /** The verdict keys each point may answer with (none: the hook observes). */
 const VERDICTS: Readonly<Record<HookPoint, readonly (keyof HookAnswer)[]>> = {
-  beforeToolCall: ["deny", "updatedInput"],
+  beforeToolCall: ["deny", "updatedInput", "additionalContext"],
   afterToolCall: ["additionalContext"],
   promptSubmit: ["additionalContext"],
   stop: ["continueWith"],
@@ -384,26 +384,34 @@ export class HookRunner {
 
   /**
    * The driver's answer from a hook's verdict.
-   * @throws InvalidOptionError (field `hooks.<name>`) for a verdict that is not nothing or exactly one allowed key of the right type.
+   * @throws InvalidOptionError (field `hooks.<name>`) for a verdict that is not nothing or exactly one allowed key of the right type
+   * (at `beforeToolCall` also `{ updatedInput, additionalContext }` together).
    */
   #read(point: HookPoint, verdict: unknown): HookAnswer {
     if (verdict === undefined || verdict === null) return {};
     const field = `hooks.${HOOK_NAMES[point]}`;
     const allowed = VERDICTS[point];
     const invalid = (reason: string): InvalidOptionError => new InvalidOptionError({ subject: "hook verdict", field, reason });
-    const expected = allowed.length === 0 ? "must return nothing (it observes)" : `must return nothing or { ${allowed.join(" } or { ")} }`;
+    const shapes = point === "beforeToolCall" ? [...allowed, "updatedInput, additionalContext"] : allowed;
+    const expected = allowed.length === 0 ? "must return nothing (it observes)" : `must return nothing or { ${shapes.join(" } or { ")} }`;
     if (typeof verdict !== "object" || Array.isArray(verdict)) throw invalid(expected);
     const keys = Object.keys(verdict).filter((key) => (verdict as Record<string, unknown>)[key] !== undefined);
     if (keys.length === 0) return {};
-    if (keys.length > 1 || !allowed.includes(keys[0] as keyof HookAnswer)) throw invalid(`${expected}, not { ${keys.join(", ")} }`);
-    const key = keys[0] as keyof HookAnswer;
-    const value = (verdict as Record<string, unknown>)[key];
-    if (key === "updatedInput") {
-      if (typeof value !== "object" || value === null || Array.isArray(value)) throw invalid("updatedInput must be a plain object");
-      return { updatedInput: value as Record<string, unknown> };
+    const together = point === "beforeToolCall" && keys.length === 2 && keys.includes("updatedInput") && keys.includes("additionalContext");
+    if ((keys.length > 1 && !together) || !keys.every((key) => allowed.includes(key as keyof HookAnswer)))
+      throw invalid(`${expected}, not { ${keys.join(", ")} }`);
+    let answer: HookAnswer = {};
+    for (const key of keys as (keyof HookAnswer)[]) {
+      const value = (verdict as Record<string, unknown>)[key];
+      if (key === "updatedInput") {
+        if (typeof value !== "object" || value === null || Array.isArray(value)) throw invalid("updatedInput must be a plain object");
+        answer = { ...answer, updatedInput: value as Record<string, unknown> };
+        continue;
+      }
+      if (typeof value !== "string" || value === "") throw invalid(`${key} must be a non-empty string`);
+      answer = { ...answer, [key]: value };
     }
-    if (typeof value !== "string" || value === "") throw invalid(`${key} must be a non-empty string`);
-    return { [key]: value };
+    return answer;
   }
 }
 

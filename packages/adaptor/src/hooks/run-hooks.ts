@@ -123,9 +123,17 @@ export interface HookContext {
   readonly native: boolean;
 }
 
-/** A `beforeToolCall` verdict: nothing (the call goes on), a denial, or an edited input. */
+/**
+ * A `beforeToolCall` verdict: nothing (the call goes on), a denial, or an edited input and/or text
+ * the model reads with the call's result (`additionalContext`, as Claude Code's `PreToolUse`
+ * hook output carries it).
+ */
 export type BeforeToolCallVerdict =
-  void | undefined | { readonly deny: string } | { readonly updatedInput: Readonly<Record<string, unknown>> };
+  | void
+  | undefined
+  | { readonly deny: string }
+  | { readonly updatedInput: Readonly<Record<string, unknown>>; readonly additionalContext?: string }
+  | { readonly updatedInput?: Readonly<Record<string, unknown>>; readonly additionalContext: string };
 
 /** An `afterToolCall` or `onPromptSubmit` verdict: nothing, or text the model reads with the result or prompt. */
 export type ContextVerdict = void | undefined | { readonly additionalContext: string };
@@ -169,8 +177,8 @@ export interface MatchedToolHook<H> {
  * group is called for the tool calls its matcher names (a bare function: every call), one at a
  * time, in the order given. Their verdicts combine: before a call, the first `{ deny }` wins (the
  * call is denied with its reason, and later groups are not called for it), else the last
- * `{ updatedInput }` (each group sees the input the agent proposed); after a call, each group's
- * `{ additionalContext }`, in order, joined by a blank line. On Claude Code each group's matcher
+ * `{ updatedInput }` (each group sees the input the agent proposed); before and after a call, each
+ * group's `{ additionalContext }`, in order, joined by a blank line. On Claude Code each group's matcher
  * is its own CLI hook matcher. An empty array, or an entry that is not a hook or a valid
  * {@link MatchedToolHook}, is refused before launch (`InvalidOptionError`, field e.g.
  * `hooks.beforeToolCall[1].matcher`).
@@ -203,9 +211,11 @@ export interface RunHooks {
   /**
    * Before each tool call the agent starts (with a matcher, each call it names): return `{ deny: reason }` to stop it (the model reads
    * the reason as the call's result), `{ updatedInput }` to run it with another input (the
-   * approval policy still applies to the edited call), or nothing to let it go on. Native only. A
-   * host tool's call (the Agent's `tools`) is asked about by the SDK's host-tool server, once, before
-   * its approval and handler, so a deny holds for every request that reaches that server.
+   * approval policy still applies to the edited call), `{ additionalContext }` (alone or with
+   * `updatedInput`) for the model to read with the call's result, or nothing to let it go on.
+   * Native only. A host tool's call (the Agent's `tools`) is asked about by the SDK's host-tool
+   * server, once, before its approval and handler, so a deny holds for every request that reaches
+   * that server.
    */
   readonly beforeToolCall?: ToolHookOption<BeforeToolCallHook>;
   /**

@@ -4,7 +4,7 @@
 const NAMES = /^[a-zA-Z0-9_|, -]+$/;
 
 /** The names a list matcher holds, or undefined for a matcher read as a regular expression. */
-function namesOf(matcher: string): string[] | undefined {
+export function namesOf(matcher: string): string[] | undefined {
   if (!NAMES.test(matcher)) return undefined;
   return matcher
     .split(/[|,]/)

@@ -94,7 +94,7 @@ const SHARED: OptionShape = {
   disallowedTools: is.arrayOf(is.string({ nonEmpty: true }), "an array of permission rules"),
   additionalDirectories: is.arrayOf(absolutePath, "an array of absolute directory paths"),
   planMode: is.boolean(),
-  effort: is.oneOf("minimal", "low", "medium", "high", "xhigh"),
+  effort: is.oneOf("minimal", "low", "medium", "high", "xhigh", "max", "ultra"),
   budget: is.shape(
     {
       maxTurns: is.integer(1),

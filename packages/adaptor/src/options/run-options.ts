@@ -100,12 +100,14 @@ export interface SharedRunOptions {
    */
   readonly planMode?: boolean;
   /**
-   * How much the model reasons before it answers: `"minimal"`, `"low"`, `"medium"`, `"high"` or
-   * `"xhigh"` (`InvalidOptionError` otherwise). Codex (both transports) sends every level as the
-   * model request's `reasoning.effort` (`xhigh` only for a model that has it: another answers with
-   * an API error); Claude Code takes `low`, `medium` and `high` (`--effort`, sent only for a model
+   * How much the model reasons before it answers: `"minimal"`, `"low"`, `"medium"`, `"high"`,
+   * `"xhigh"`, `"max"` or `"ultra"` (`InvalidOptionError` otherwise, e.g. for the Codex SDK's
+   * `"persistent"`, which codex 0.171.0 sends as `"disabled"`). Codex (both transports) sends each
+   * level as the model request's `reasoning.effort` (`xhigh` and `max` only for a model that has
+   * them: another answers with an API error; `ultra` as the level codex maps it to for the model,
+   * e.g. `xhigh` for gpt-5.5); Claude Code takes `low`, `medium` and `high` (`--effort`, sent only for a model
    * that takes an effort). Refused before launch with `FeatureUnsupportedError` (feature `effort`)
-   * by a driver that cannot carry the level (`minimal` and `xhigh` on Claude; see the README's agent
+   * by a driver that cannot carry the level (`minimal`, `xhigh`, `max` and `ultra` on Claude; see the README's agent
    * table). On Codex a thread turn without `effort` runs at the thread's last one, and a `minimal`
    * turn runs without web search when `policy.webSearch` is unset (the OpenAI API refuses the pair;
    * a `notice` `policy.adjusted` says so), `InvalidOptionError` with `webSearch: "allow"`. A call's
@@ -244,7 +246,9 @@ export interface AgentOptions extends SharedRunOptions {
   readonly owner?: string;
   /**
    * The workspace's name in thread fingerprints, non-empty, e.g. a repository URL. Default: the
-   * run's `cwd`. Workers that run one repository from different checkouts give the same name so
+   * directory the CLI runs in (the run's `cwd`, else the Agent's, else the driver's, else
+   * `process.cwd()`), so Agents whose drivers run in different folders never continue each other's
+   * threads (`ErrThreadIncompatible`). Workers that run one repository from different checkouts give the same name so
    * each continues the others' threads (with portable sessions; see the README "Many workers").
    */
   readonly workspace?: string;

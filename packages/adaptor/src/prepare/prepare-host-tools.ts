@@ -5,6 +5,7 @@ import { ErrInvalidDefinition, Tool } from "@adaptor/tool";
 import { invokeTool, type ToolOutcome } from "@adaptor/tool/internal";
 import type { Preparation } from "./preparation.js";
 import { HOST_TOOL_SERVER_NAME } from "../tools/agent-tools.js";
+import { checkHostToolMatchers } from "../hooks/host-tool-matchers.js";
 
 /** One finished host-tool call of a run, as the host sees it. */
 interface HostCall {
@@ -34,7 +35,8 @@ interface HostCall {
  *
  * A call of the agent then passes the run's `beforeToolCall` hooks (every driver; the CLI's own
  * hook path leaves host tools to this gate, so each call is asked once): a deny is what the model
- * reads, an `updatedInput` replaces the arguments. Then the run's permission gate: unless the tool
+ * reads, an `updatedInput` replaces the arguments, an `additionalContext` follows the tool's own text
+ * in what the model reads. Then the run's permission gate: unless the tool
  * says `needsApproval: false`, an `ask` / `auto_approve` / `auto_deny` permission mode decides it
  * through the run's approvals, exactly as a CLI's own tool's ask (`inherit` runs it, unless
  * `needsApproval: true`). A denied call never reaches the handler; the model reads
@@ -47,6 +49,10 @@ interface HostCall {
  * a failure, `output` holds the full error text the model never sees; the CLI's own `tool-result`
  * of the same id that follows is folded into it (not emitted). Failed calls are also added to the
  * Result's transcript after the CLI's item, with the full error text.
+ *
+ * @throws InvalidOptionError (field e.g. `hooks.beforeToolCall[0].matcher`) for a tool hook
+ * matcher naming a host tool under an MCP server name the run does not have (see
+ * `checkHostToolMatchers`).
  */
 export async function prepareHostTools(prep: Preparation): Promise<void> {
   const binding = prep.tools;
@@ -79,6 +85,7 @@ export async function prepareHostTools(prep: Preparation): Promise<void> {
       sentinel: ErrInvalidConfig,
     });
   }
+  checkHostToolMatchers(prep.options.hooks, new Set(byName.keys()), HOST_TOOL_SERVER_NAME, new Set(declared.map((server) => server.name)));
 
   const calls: HostCall[] = [];
   const denials: PermissionDenial[] = [];
@@ -164,8 +171,10 @@ export async function prepareHostTools(prep: Preparation): Promise<void> {
         const hostText = hostView(outcome);
         calls.push({ toolCallId, tool: tool.name, outcome, hostText });
         result(hostText, outcome.kind !== "success");
+        // A hook's additionalContext reaches the model with the call's result, as PreToolUse's does.
+        const context = hooked.additionalContext;
         return {
-          text: outcome.modelText,
+          text: context === undefined ? outcome.modelText : `${outcome.modelText}\n\n${context}`,
           isError: outcome.kind !== "success",
           ...(outcome.kind === "success" && outcome.structured ? { structuredContent: outcome.structured } : {}),
         };

@@ -31,7 +31,7 @@ export interface ThreadContext {
   readonly owner: string;
   /** Lease time-to-live in ms; renewed every third of it during the run. */
   readonly leaseTtlMs: number;
-  /** The workspace's name in the fingerprint; default the run's cwd. */
+  /** The workspace's name in the fingerprint; default the run's cwd, else the driver's, else `process.cwd()`. */
   readonly workspace?: string | undefined;
   /** The most bytes (compressed) a thread's stored session state may hold (portable sessions). */
   readonly sessionStateLimitBytes: number;

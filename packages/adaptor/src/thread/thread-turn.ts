@@ -85,25 +85,48 @@ function sessionOf(record: ThreadRecord, fork: boolean): NonNullable<DriverReque
  * others a stored record may hold and still be continued. A driver whose resumed sessions can
  * switch models (`sessions.modelSwitch`) leaves the run's model out; a record written while the
  * model was still part of it is accepted when that model is the run's.
+ * `unnamed`: when neither the thread nor the run or Agent names the workspace, what the same
+ * parts gave while a thread recorded no workspace in that case (so a record from then is refused
+ * with a message saying why).
  * @throws ErrThreadIncompatible when the driver's `fingerprint()` throws or returns a value that
  * cannot be canonicalised (a function, symbol, bigint or cycle); the cause is kept.
  */
-function fingerprintsOf(ctx: ThreadContext, prep: Preparation, driverType: string, portable: boolean): readonly [string, ...string[]] {
+function fingerprintsOf(
+  ctx: ThreadContext,
+  prep: Preparation,
+  driverType: string,
+  portable: boolean,
+): { accepted: readonly [string, ...string[]]; unnamed: readonly string[] } {
   try {
     const parts = {
       driverType,
       model: prep.options.model,
-      workspace: ctx.workspace ?? prep.options.cwd,
+      workspace: workspaceOf(ctx, prep),
       identity: ctx.identity,
       driverConfig: (portable ? prep.driver.fingerprint?.({ portableSessions: true }) : prep.driver.fingerprint?.()) ?? null,
       hostTools: prep.tools?.tools.map((tool) => ({ name: tool.name, revision: tool.revision })),
     };
-    if (prep.driver.descriptor.capabilities.sessions.modelSwitch !== true) return [threadFingerprint(parts)];
-    return [threadFingerprint({ ...parts, model: undefined }), threadFingerprint(parts)];
+    const named = ctx.workspace !== undefined || prep.options.cwd !== undefined;
+    const unnamed = named ? [] : [threadFingerprint({ ...parts, workspace: undefined })];
+    if (prep.driver.descriptor.capabilities.sessions.modelSwitch !== true) return { accepted: [threadFingerprint(parts)], unnamed };
+    const withoutModel = { ...parts, model: undefined };
+    return {
+      accepted: [threadFingerprint(withoutModel), threadFingerprint(parts)],
+      unnamed: named ? [] : [...unnamed, threadFingerprint({ ...withoutModel, workspace: undefined })],
+    };
   } catch (error) {
     const why = error instanceof Error ? error.message : String(error);
     throw threadError(ErrThreadIncompatible, `thread ${ctx.key}: the driver config cannot be fingerprinted: ${why}`, error);
   }
+}
+
+/**
+ * The workspace a thread's fingerprint names: the thread's `workspace`, else the directory the CLI
+ * runs in (the run's or the Agent's `cwd`, else the driver's, else `process.cwd()`), so two Agents
+ * whose drivers run in different folders never continue each other's threads.
+ */
+function workspaceOf(ctx: ThreadContext, prep: Preparation): string {
+  return ctx.workspace ?? prep.options.cwd ?? prep.driver.cwd ?? process.cwd();
 }
 
 function threadError(sentinel: Sentinel, message: string, cause?: unknown): AdaptorError {
@@ -121,6 +144,8 @@ export class ThreadTurn {
   readonly #lease: Lease;
   /** The fingerprint the commit writes, then any other a continued record may hold. */
   readonly #fingerprints: readonly [string, ...string[]];
+  /** What a record made while no workspace was recorded for this run's inputs would hold (refused). */
+  readonly #unnamedFingerprints: readonly string[];
   readonly #driverType: string;
   readonly #queue: EventQueue;
   readonly #renewal: NodeJS.Timeout;
@@ -159,6 +184,7 @@ export class ThreadTurn {
     /** The local monotonic time (`performance.now()`, ms) at which the lease was asked for. */
     askedAt: number;
     fingerprints: readonly [string, ...string[]];
+    unnamedFingerprints: readonly string[];
     driverType: string;
     queue: EventQueue;
     onLeaseLost: (error: AdaptorError) => void;
@@ -172,6 +198,7 @@ export class ThreadTurn {
     this.#portable = init.portable;
     this.#lease = init.lease;
     this.#fingerprints = init.fingerprints;
+    this.#unnamedFingerprints = init.unnamedFingerprints;
     this.#driverType = init.driverType;
     this.#queue = init.queue;
     let lease = init.lease;
@@ -267,7 +294,7 @@ export class ThreadTurn {
       store.sessionState && transfer
         ? new PortableSessions(racedSessionState(store.sessionState), transfer, ctx.sessionStateLimitBytes, key)
         : undefined;
-    const fingerprints = fingerprintsOf(ctx, prep, driverType, portable !== undefined);
+    const { accepted: fingerprints, unnamed: unnamedFingerprints } = fingerprintsOf(ctx, prep, driverType, portable !== undefined);
     let lease: Lease;
     const askedAt = performance.now();
     try {
@@ -290,6 +317,7 @@ export class ThreadTurn {
       lease,
       askedAt,
       fingerprints,
+      unnamedFingerprints,
       driverType,
       queue,
       onLeaseLost,
@@ -545,9 +573,11 @@ export class ThreadTurn {
         ? `driver ${record.driverType} != ${this.#driverType}`
         : sessionFilesOf(record.codec) === null
           ? `codec ${record.codec} is not ${CHECKPOINT_CODEC}`
-          : !this.#fingerprints.includes(record.fingerprint)
-            ? "fingerprint changed (driver type, workspace, identity, driver config, host tools and their revisions, or the model where the driver cannot switch it)"
-            : undefined;
+          : this.#unnamedFingerprints.includes(record.fingerprint)
+            ? "fingerprint changed: the record names no workspace (it was made before the driver's cwd, else process.cwd(), named a thread's workspace), so the folder it ran in is unknown; start a new thread (agent.newThread(key))"
+            : !this.#fingerprints.includes(record.fingerprint)
+              ? "fingerprint changed (driver type, workspace, identity, driver config, host tools and their revisions, or the model where the driver cannot switch it)"
+              : undefined;
     if (why) throw threadError(ErrThreadIncompatible, `thread ${record.key}: incompatible: ${why}`);
   }
 

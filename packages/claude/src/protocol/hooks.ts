@@ -156,8 +156,9 @@ export function readHookCallback(callbackIdValue: unknown, input: unknown): { ev
 
 /**
  * The hook's JSON output for `event`: a `PreToolUse` deny (`permissionDecision: "deny"`, the reason
- * the model reads) or an `updatedInput` without a decision (the CLI's permission rules and the
- * host's approvals still apply to the edited call); `additionalContext` after a tool call, with a
+ * the model reads) or an `updatedInput` and/or `additionalContext` without a decision (the CLI's
+ * permission rules and the host's approvals still apply to the edited call; the context reaches
+ * the model with the call's result); `additionalContext` after a tool call, with a
  * prompt, at a session's or a subagent's start; a `Stop` or `SubagentStop` block with the reason
  * the agent (or subagent) goes on with. An empty answer is an empty output.
  */
@@ -166,7 +167,15 @@ export function hookOutput(event: string, answer: HookAnswer): Record<string, un
     case "PreToolUse":
       if (answer.deny !== undefined)
         return { hookSpecificOutput: { hookEventName: event, permissionDecision: "deny", permissionDecisionReason: answer.deny } };
-      return answer.updatedInput !== undefined ? { hookSpecificOutput: { hookEventName: event, updatedInput: answer.updatedInput } } : {};
+      return answer.updatedInput !== undefined || answer.additionalContext !== undefined
+        ? {
+            hookSpecificOutput: {
+              hookEventName: event,
+              ...(answer.updatedInput !== undefined ? { updatedInput: answer.updatedInput } : {}),
+              ...(answer.additionalContext !== undefined ? { additionalContext: answer.additionalContext } : {}),
+            },
+          }
+        : {};
     case "PostToolUse":
     case "PostToolUseFailure":
     case "UserPromptSubmit":

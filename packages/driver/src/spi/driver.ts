@@ -102,6 +102,13 @@ export interface Driver {
    */
   fingerprint?(context?: { readonly portableSessions?: boolean }): unknown;
   /**
+   * The working directory a run without `request.cwd` launches the CLI in: the driver
+   * configuration's `cwd`. Undefined: none configured, the CLI runs in the host process's
+   * `process.cwd()`. A thread whose run and Agent give no `cwd` names this directory as its
+   * workspace in its compatibility fingerprint. Optional: a driver without it is taken to have none.
+   */
+  readonly cwd?: string | undefined;
+  /**
    * Exports and imports the CLI's session files, so a thread continues on any host (see
    * {@link SessionTransfer}). Optional: without it a thread resumes only where its CLI home is.
    */

@@ -114,8 +114,9 @@ export type HookAsk =
 
 /**
  * The host's answer, as the driver forwards it to the CLI. Each field is set only at a point whose
- * native support the driver declares: `deny` and `updatedInput` at `beforeToolCall`,
- * `additionalContext` at `afterToolCall`, `promptSubmit`, `sessionStart` and `subagentStart`,
+ * native support the driver declares: `deny`, `updatedInput` and `additionalContext` at
+ * `beforeToolCall` (`deny` alone), `additionalContext` at `afterToolCall`, `promptSubmit`,
+ * `sessionStart` and `subagentStart`,
  * `continueWith` at `stop` and `subagentStop`. Empty: the hook only observed, the CLI goes on as
  * it would without it.
  */
@@ -124,7 +125,10 @@ export interface HookAnswer {
   readonly deny?: string;
   /** Run the tool call with this input instead of the proposed one (a plain object). */
   readonly updatedInput?: Readonly<Record<string, unknown>>;
-  /** Text the model reads with the tool's result, the prompt, the session's start, or (its own model) the subagent's start. */
+  /**
+   * Text the model reads with the tool's result (before or after the call), the prompt, the
+   * session's start, or (its own model) the subagent's start.
+   */
   readonly additionalContext?: string;
   /** Do not stop: the agent (or at `subagentStop` the subagent) goes on, reading this text. */
   readonly continueWith?: string;

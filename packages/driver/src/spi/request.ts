@@ -13,11 +13,13 @@ export interface SystemPrompt {
 /**
  * How much reasoning the model spends before it answers, from least to most; see
  * {@link DriverRequest.effort}. The CLI maps it to the model's own setting (Codex:
- * `model_reasoning_effort`, the Responses API's `reasoning.effort`). `"xhigh"` (extra high) is a
- * level of OpenAI's newer reasoning models, which codex passes through; a model without it answers
- * with an API error.
+ * `model_reasoning_effort`, the Responses API's `reasoning.effort`). `"xhigh"` (extra high) and
+ * `"max"` are levels of OpenAI's newer reasoning models, which codex passes through; a model
+ * without one answers with an API error. `"ultra"` is a level codex's model catalog offers
+ * ("maximum reasoning with automatic task delegation"); codex 0.171.0 sends it as the model's own
+ * setting for it (for a model without it, e.g. gpt-5.5, as `xhigh`).
  */
-export type ReasoningEffort = "minimal" | "low" | "medium" | "high" | "xhigh";
+export type ReasoningEffort = "minimal" | "low" | "medium" | "high" | "xhigh" | "max" | "ultra";
 
 /** A subagent the agent may delegate to; see {@link DriverRequest.agents}. */
 export interface SubagentDefinition {

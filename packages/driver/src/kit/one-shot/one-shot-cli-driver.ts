@@ -133,6 +133,11 @@ export class OneShotCliDriver<C extends CommonDriverConfig> implements Driver, A
   }
 
   /** @throws InvalidDriverConfigError for a config the driver cannot use. */
+  /** The working directory of a run without `request.cwd`: the config's `cwd` (undefined: `process.cwd()`). */
+  get cwd(): string | undefined {
+    return this.config.cwd;
+  }
+
   validateConfig(): void {
     this.#validate();
   }

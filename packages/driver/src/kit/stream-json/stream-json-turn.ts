@@ -2,6 +2,9 @@ import type { DriverEvent, TranscriptItem, Usage } from "@adaptor/driver";
 import type { ContentBlock, ResultLine } from "./stream-json-lines.js";
 import { contextCompactedNotice, sessionInitNotice } from "./system-notices.js";
 
+/** The model Claude Code names on a message it wrote itself, without a model call. */
+const SYNTHETIC_MODEL = "<synthetic>";
+
 type Emit = (event: DriverEvent) => void;
 
 /** Options of a {@link StreamJsonTurn}. */
@@ -196,11 +199,17 @@ export class StreamJsonTurn {
   /**
    * One `model.response` notice per model response of the main conversation (a subagent's are the
    * CLI's own business, as its turn limit counts them): at its `message_start` when partial
-   * messages stream, else at its first assistant line.
+   * messages stream, else at its first assistant line. A message the CLI wrote itself (model
+   * `<synthetic>`, e.g. the answer of a local slash command such as `/rename`) made no model call:
+   * no notice, not counted; it only names the turn's model.
    */
   #modelResponse(message: ResponseMessage | undefined): void {
     const id = message?.id;
     if (typeof id !== "string" || this.#responses.has(id)) return;
+    if (message?.model === SYNTHETIC_MODEL) {
+      this.lastResponseModel ??= SYNTHETIC_MODEL;
+      return;
+    }
     this.#responses.add(id);
     const model = str(message?.model);
     if (model !== undefined) {
