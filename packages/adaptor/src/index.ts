@@ -225,6 +225,8 @@ export type {
   SessionMessagePage,
   SessionToolCall,
   SessionToolResult,
+  McpServerState,
+  McpStatus,
 } from "@adaptor/driver";
 
 // A2A client and delegation identities (docs/errors.md "A2A client errors", "Delegation errors"),
