@@ -221,6 +221,7 @@ export type {
   SessionSummary,
   SkippedSession,
   SessionMessagesQuery,
+  SessionImage,
   SessionMessage,
   SessionMessagePage,
   SessionToolCall,

@@ -51,6 +51,7 @@ export {
   MAX_MESSAGE_PAGE_LIMIT,
   type SessionMessagesQuery,
   type DriverSessionMessagesQuery,
+  type SessionImage,
   type SessionMessage,
   type SessionMessagePage,
   type SessionToolCall,
