@@ -102,7 +102,9 @@ describe("MCP servers on the real claude binary", () => {
     });
     const events = await collect(stream);
     const result = await stream.result();
-    expect(mcpStatus(events)).toEqual([{ name: "fixture", status: "connected", cliStatus: "connected", source: "dynamic", tools: FIXTURE_TOOLS }]);
+    expect(mcpStatus(events)).toEqual([
+      { name: "fixture", status: "connected", cliStatus: "connected", source: "dynamic", tools: FIXTURE_TOOLS },
+    ]);
     expect(result.text).toBe(`Done: echo: ping (${MCP_FIXTURE_MARKER})`);
   });
 

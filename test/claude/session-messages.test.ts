@@ -134,7 +134,11 @@ describe("claude: reading a CLI session's messages (real binary)", { timeout: 24
     const s = await server();
     const a = await home(s);
     const thread = a.agent.thread("pictures");
-    await thread.run([{ type: "image", data: PNG, mimeType: "image/png" }, { type: "image", data: GIF, mimeType: "image/gif" }, "what colour is this?"]);
+    await thread.run([
+      { type: "image", data: PNG, mimeType: "image/png" },
+      { type: "image", data: GIF, mimeType: "image/gif" },
+      "what colour is this?",
+    ]);
     const last = await thread.run([{ type: "image", data: PNG, mimeType: "image/png" }]);
 
     expect(said((await a.agent.getSessionMessages(last.sessionId!)).messages)).toEqual([

@@ -40,11 +40,12 @@ export function withMcpStatusAnswer(statuses: readonly McpServerState[], answer:
   const entries = Array.isArray(listed) ? (listed as unknown[]) : [];
   return statuses.map((server) => {
     const entry = entries.find((item) => typeof item === "object" && item !== null && (item as { name?: unknown }).name === server.name) as
-      | { error?: unknown; tools?: unknown }
-      | undefined;
+      { error?: unknown; tools?: unknown } | undefined;
     if (!entry) return { ...server };
     const tools = Array.isArray(entry.tools)
-      ? entry.tools.flatMap((tool) => (typeof (tool as { name?: unknown } | null)?.name === "string" ? [(tool as { name: string }).name] : []))
+      ? entry.tools.flatMap((tool) =>
+          typeof (tool as { name?: unknown } | null)?.name === "string" ? [(tool as { name: string }).name] : [],
+        )
       : undefined;
     return {
       ...server,
