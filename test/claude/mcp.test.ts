@@ -47,10 +47,12 @@ function mcpStatus(events: readonly AgentEvent[]): readonly McpServerState[] | u
   const notices = events.filter((event) => isNotice(event, "mcp.status"));
   expect(notices).toHaveLength(1);
   const notice = notices[0];
-  return notice && isNotice(notice, "mcp.status") ? notice.data?.servers : undefined;
+  const servers = notice && isNotice(notice, "mcp.status") ? notice.data?.servers : undefined;
+  // The tools come in the order the CLI lists them, which is not always the server's.
+  return servers?.map((server) => (server.tools ? { ...server, tools: [...server.tools].sort() } : server));
 }
 
-const FIXTURE_TOOLS = ["echo", "peek", "elicit", "elicit_url", "crash"];
+const FIXTURE_TOOLS = ["crash", "echo", "elicit", "elicit_url", "peek"];
 
 const callEcho = { when: whenUserSays("CALL_ECHO"), reply: { toolUse: { name: "mcp__fixture__echo", input: { text: "ping" } } } };
 

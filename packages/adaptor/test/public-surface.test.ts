@@ -161,6 +161,7 @@ describe("public surface", () => {
       "installedPackageVersion",
       "knownInput",
       "launchSignature",
+      "mcpStatusOf",
       "mcpToolOf",
       "oneShotTurn",
       "ownString",

@@ -58,7 +58,7 @@ export {
   type SessionToolResult,
 } from "./spi/session-messages.js";
 export { MCP_CONNECT_OP, type McpServerConfig, type SkillBundle } from "./spi/mcp-server.js";
-export { mcpStatusOf, type McpServerState, type McpStatus } from "./spi/mcp-status.js";
+export type { McpServerState, McpStatus } from "./spi/mcp-status.js";
 export type {
   Usage,
   ModelUsage,

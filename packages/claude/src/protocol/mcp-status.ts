@@ -1,5 +1,6 @@
 import { DriverError, ErrCode } from "@adaptor/errors";
-import { MCP_CONNECT_OP, mcpStatusOf, type DriverEvent, type McpServerConfig, type McpServerState } from "@adaptor/driver";
+import { MCP_CONNECT_OP, type DriverEvent, type McpServerConfig, type McpServerState } from "@adaptor/driver";
+import { mcpStatusOf } from "@adaptor/driver/kit";
 
 /** The `mcp_servers` of a `system init` line, as {@link McpServerState}s, or `undefined` for any other line. */
 export function mcpServerStatuses(message: Record<string, unknown>): readonly McpServerState[] | undefined {

@@ -1,5 +1,5 @@
-import { MCP_CONNECT_OP, mcpStatusOf, type ApprovalAsk, type McpServerConfig, type McpServerState } from "@adaptor/driver";
-import type { ElicitationRequest, ElicitationResult } from "@adaptor/driver/kit";
+import { MCP_CONNECT_OP, type ApprovalAsk, type McpServerConfig, type McpServerState } from "@adaptor/driver";
+import { mcpStatusOf, type ElicitationRequest, type ElicitationResult } from "@adaptor/driver/kit";
 import { DriverError, ErrCode } from "@adaptor/errors";
 import { isolateStdioServer, STDIO_SERVER_VAR } from "@adaptor/driver/process";
 import type { ServerRequest } from "../protocol/generated/ServerRequest.js";
