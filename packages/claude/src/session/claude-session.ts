@@ -378,6 +378,8 @@ export class ClaudeSession implements PooledProcess {
      */
     const parts: { line: ResultLine; json: string }[] = [];
     const answers = new ControlAnswers();
+    /** Reports the MCP servers the CLI did not answer `mcp_status` for yet, without their errors. */
+    let flushMcp: (() => void) | undefined;
     let interruptedByHost = false;
     /** The turn ended as the host's interrupt ends it (set once its last line was read). */
     let endedByInterrupt = false;
@@ -479,7 +481,6 @@ export class ClaudeSession implements PooledProcess {
       // The init line's MCP servers: reported at once when all are connected (or a required one is
       // not, and the turn ends); otherwise once the CLI answered `mcp_status` with their errors, or
       // without them when the turn's result comes first.
-      let flushMcp: (() => void) | undefined;
       const reportMcp = (servers: readonly McpServerState[], failing: boolean): void => {
         if (failing || servers.every((server) => server.status === "connected")) {
           sink.emit(mcpStatusNotice(servers));
@@ -640,6 +641,7 @@ export class ClaudeSession implements PooledProcess {
       closed = true;
       turnStarted();
       detach?.();
+      flushMcp?.();
       answers.end();
       signal.removeEventListener("abort", onAbort);
       await cancel.settled();
