@@ -17,8 +17,10 @@ import {
   findError,
   isError,
   mcpSse,
+  isNotice,
   mcpStdio,
   type AgentEvent,
+  type McpServerState,
 } from "adaptor";
 import { CLAUDE_DESCRIPTOR, claude } from "@adaptor/claude";
 import { alive, harness, spawnedPid, type Harness } from "./support.js";
@@ -41,10 +43,16 @@ async function collect(stream: AsyncIterable<AgentEvent>): Promise<AgentEvent[]>
 }
 
 /** The `mcp.status` notice the driver emits from the init line. */
-function mcpStatus(events: readonly AgentEvent[]): { name: string; status: string; source?: string }[] | undefined {
-  const notice = events.find((event) => event.type === "notice" && event.kind === "mcp.status");
-  return notice?.type === "notice" ? (notice.data?.servers as { name: string; status: string }[]) : undefined;
+function mcpStatus(events: readonly AgentEvent[]): readonly McpServerState[] | undefined {
+  const notices = events.filter((event) => isNotice(event, "mcp.status"));
+  expect(notices).toHaveLength(1);
+  const notice = notices[0];
+  const servers = notice && isNotice(notice, "mcp.status") ? notice.data?.servers : undefined;
+  // The tools come in the order the CLI lists them, which is not always the server's.
+  return servers?.map((server) => (server.tools ? { ...server, tools: [...server.tools].sort() } : server));
 }
+
+const FIXTURE_TOOLS = ["crash", "echo", "elicit", "elicit_url", "peek"];
 
 const callEcho = { when: whenUserSays("CALL_ECHO"), reply: { toolUse: { name: "mcp__fixture__echo", input: { text: "ping" } } } };
 
@@ -68,9 +76,11 @@ describe("MCP servers on the real claude binary", () => {
     const events = await collect(stream);
     const result = await stream.result();
 
+    // One shape for every driver: the status in one vocabulary, Claude Code's word, the failed
+    // server's error (Claude Code's answer to `mcp_status`) and the connected one's tools.
     expect(mcpStatus(events)).toEqual([
-      { name: "fixture", status: "connected", source: "dynamic" },
-      { name: "optional", status: "failed", source: "dynamic" },
+      { name: "fixture", status: "connected", cliStatus: "connected", source: "dynamic", tools: FIXTURE_TOOLS },
+      { name: "optional", status: "failed", cliStatus: "failed", source: "dynamic", error: "Connection closed" },
     ]);
     const toolResult = events.find((event) => event.type === "tool-result");
     expect(toolResult).toMatchObject({ name: "mcp__fixture__echo", isError: false, output: `echo: ping (${MCP_FIXTURE_MARKER})` });
@@ -94,7 +104,9 @@ describe("MCP servers on the real claude binary", () => {
     });
     const events = await collect(stream);
     const result = await stream.result();
-    expect(mcpStatus(events)).toEqual([{ name: "fixture", status: "connected", source: "dynamic" }]);
+    expect(mcpStatus(events)).toEqual([
+      { name: "fixture", status: "connected", cliStatus: "connected", source: "dynamic", tools: FIXTURE_TOOLS },
+    ]);
     expect(result.text).toBe(`Done: echo: ping (${MCP_FIXTURE_MARKER})`);
   });
 

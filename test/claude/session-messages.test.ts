@@ -39,6 +39,11 @@ async function failure(run: Promise<unknown>): Promise<unknown> {
   );
 }
 
+/** A 1×1 PNG. */
+const PNG = Buffer.from("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==", "base64");
+/** A 1×1 GIF. */
+const GIF = Buffer.from("R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7", "base64");
+
 /** The messages without their times and ids, which the test checks apart. */
 function said(messages: readonly SessionMessage[]): Omit<SessionMessage, "at" | "id">[] {
   return messages.map(({ at: _at, id: _id, ...rest }) => rest);
@@ -122,6 +127,33 @@ describe("claude: reading a CLI session's messages (real binary)", { timeout: 24
       { role: "assistant", text: 'Fake reply. I saw 1 message(s); first user text: "turn one"' },
       { role: "user", text: "turn three" },
       { role: "assistant", text: 'Fake reply. I saw 3 message(s); first user text: "turn one"' },
+    ]);
+  });
+
+  it("a prompt's images read back as image parts (media type, decoded size, no bytes), an image-only prompt too, in order with the text", async () => {
+    const s = await server();
+    const a = await home(s);
+    const thread = a.agent.thread("pictures");
+    await thread.run([
+      { type: "image", data: PNG, mimeType: "image/png" },
+      { type: "image", data: GIF, mimeType: "image/gif" },
+      "what colour is this?",
+    ]);
+    const last = await thread.run([{ type: "image", data: PNG, mimeType: "image/png" }]);
+
+    expect(said((await a.agent.getSessionMessages(last.sessionId!)).messages)).toEqual([
+      {
+        role: "user",
+        text: "what colour is this?",
+        images: [
+          { mediaType: "image/png", byteLength: PNG.length },
+          { mediaType: "image/gif", byteLength: GIF.length },
+        ],
+      },
+      // The CLI tells the model where it keeps each image: the reply quotes that, not the prompt.
+      { role: "assistant", text: expect.stringMatching(/^Fake reply\. I saw 1 message\(s\)/) as string },
+      { role: "user", text: "", images: [{ mediaType: "image/png", byteLength: PNG.length }] },
+      { role: "assistant", text: expect.stringMatching(/^Fake reply\. I saw 3 message\(s\)/) as string },
     ]);
   });
 

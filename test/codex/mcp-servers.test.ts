@@ -15,6 +15,7 @@ import {
   ErrMCPUnsupported,
   findError,
   isError,
+  isNotice,
   mcpStdio,
   PolicyCapabilityUnsupportedError,
   type AgentEvent,
@@ -92,6 +93,29 @@ describe("codex app-server: MCP servers", () => {
     const started = log.filter((entry) => entry.event === "start");
     expect(started.length).toBeGreaterThan(0);
     expect(started.every((entry) => !alive(entry.pid))).toBe(true);
+  });
+
+  it("mcp.status: a server that starts and one that fails read connected / failed, the vocabulary of every driver, with codex's own words and the failure's error", async () => {
+    h = await codexHarness({ rules: [] });
+    const good = fixture(h.env.root).command;
+    const bad = mcpFixtureCommand({ failStart: true });
+    const agent = new Agent(h.driver);
+    const stream = agent.stream("hello", {
+      mcpServers: [mcpStdio("good", good.command, { args: good.args }), mcpStdio("bad", bad.command, { args: bad.args })],
+    });
+    const events: AgentEvent[] = [];
+    for await (const event of stream) events.push(event);
+    await stream.result();
+    await agent.close();
+    const notices = events.filter((event) => isNotice(event, "mcp.status"));
+    expect(notices).toHaveLength(1);
+    const servers = notices[0] && isNotice(notices[0], "mcp.status") ? notices[0].data?.servers : undefined;
+    expect(servers?.map(({ name, status, cliStatus }) => ({ name, status, cliStatus }))).toEqual([
+      { name: "good", status: "connected", cliStatus: "ready" },
+      { name: "bad", status: "failed", cliStatus: "failed" },
+    ]);
+    expect(servers?.[0]?.error).toBeUndefined();
+    expect(servers?.[1]?.error).toContain("MCP client for `bad` failed to start");
   });
 
   // codex 0.171.0 passes a stdio server variables of its own environment besides the server's

@@ -222,10 +222,13 @@ export type {
   SessionSummary,
   SkippedSession,
   SessionMessagesQuery,
+  SessionImage,
   SessionMessage,
   SessionMessagePage,
   SessionToolCall,
   SessionToolResult,
+  McpServerState,
+  McpStatus,
 } from "@adaptor/driver";
 
 // A2A client and delegation identities (docs/errors.md "A2A client errors", "Delegation errors"),

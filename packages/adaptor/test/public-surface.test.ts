@@ -167,6 +167,7 @@ describe("public surface", () => {
       "installedPackageVersion",
       "knownInput",
       "launchSignature",
+      "mcpStatusOf",
       "mcpToolOf",
       "oneShotTurn",
       "ownString",

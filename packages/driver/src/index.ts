@@ -59,12 +59,14 @@ export {
   MAX_MESSAGE_PAGE_LIMIT,
   type SessionMessagesQuery,
   type DriverSessionMessagesQuery,
+  type SessionImage,
   type SessionMessage,
   type SessionMessagePage,
   type SessionToolCall,
   type SessionToolResult,
 } from "./spi/session-messages.js";
 export { MCP_CONNECT_OP, type McpServerConfig, type SkillBundle } from "./spi/mcp-server.js";
+export type { McpServerState, McpStatus } from "./spi/mcp-status.js";
 export type {
   Usage,
   ModelUsage,

@@ -1,5 +1,5 @@
 import { describe, expect, expectTypeOf, it } from "vitest";
-import type { Usage } from "@adaptor/driver";
+import type { McpServerState, McpStatus, Usage } from "@adaptor/driver";
 import type { AgentEvent } from "./agent-event.js";
 import { isNotice, type SessionInitMcpServer } from "./notice-data.js";
 
@@ -36,6 +36,10 @@ describe("isNotice", () => {
         sizes.push(event.data?.preTokens);
       }
       if (isNotice(event, "model.response")) expectTypeOf(event.data?.usage).toEqualTypeOf<Usage | undefined>();
+      if (isNotice(event, "mcp.status")) {
+        expectTypeOf(event.data?.servers).toEqualTypeOf<readonly McpServerState[] | undefined>();
+        expectTypeOf(event.data?.servers?.[0]?.status).toEqualTypeOf<McpStatus | undefined>();
+      }
     }
     expect(tools).toEqual([["Bash", "mcp__adaptor__lookup"]]);
     expect(sizes).toEqual([1200]);

@@ -1,4 +1,4 @@
-import type { NoticeEvent, Usage } from "@adaptor/driver";
+import type { McpServerState, NoticeEvent, Usage } from "@adaptor/driver";
 import type { AgentEvent } from "./agent-event.js";
 
 /** An MCP server of a `session.init` notice, as the CLI reported it. */
@@ -53,6 +53,16 @@ export interface NoticeData {
     readonly preTokens?: number;
     /** The context's size after, in tokens (Claude Code, when reported). */
     readonly postTokens?: number;
+  };
+  /**
+   * The run's MCP servers and their state, in one shape for every driver: Claude Code (and
+   * CodeBuddy Code) at the `system` `init` line (a while later when a server is not connected: the
+   * driver asks the CLI for its error first), Codex app-server before the turn (once each server
+   * is ready, failed or cancelled), ACP agents after a turn for the stdio servers not running.
+   */
+  readonly "mcp.status": {
+    /** Each server, e.g. `{ name: "files", status: "failed", cliStatus: "failed", error: "Connection closed" }`. */
+    readonly servers?: readonly McpServerState[];
   };
   /** One model response of the main conversation: what `budget.maxTurns` counts and `result.numTurns` reports. */
   readonly "model.response": {

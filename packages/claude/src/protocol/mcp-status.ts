@@ -1,25 +1,64 @@
 import { DriverError, ErrCode } from "@adaptor/errors";
-import { MCP_CONNECT_OP, type DriverEvent, type McpServerConfig } from "@adaptor/driver";
+import { MCP_CONNECT_OP, type DriverEvent, type McpServerConfig, type McpServerState } from "@adaptor/driver";
+import { mcpStatusOf } from "@adaptor/driver/kit";
 
-/** One entry of the init line's `mcp_servers`. */
-export interface McpServerStatus {
-  readonly name: string;
-  /** As claude 2.1.332 reports it: `connected`, `failed`, `pending` (still connecting when the turn started), `needs-auth`, ... */
-  readonly status: string;
-  /** `dynamic` for `--mcp-config` servers, `user` / `project` / `local` for the user's own. */
-  readonly source?: string;
-}
-
-/** The `mcp_servers` of a `system init` line, or `undefined` for any other line. */
-export function mcpServerStatuses(message: Record<string, unknown>): readonly McpServerStatus[] | undefined {
+/** The `mcp_servers` of a `system init` line, as {@link McpServerState}s, or `undefined` for any other line. */
+export function mcpServerStatuses(message: Record<string, unknown>): readonly McpServerState[] | undefined {
   if (message.type !== "system" || message.subtype !== "init") return undefined;
   const list = Array.isArray(message.mcp_servers) ? (message.mcp_servers as unknown[]) : [];
+  const tools = Array.isArray(message.tools) ? message.tools.filter((tool): tool is string => typeof tool === "string") : [];
   return list.flatMap((entry) => {
     if (typeof entry !== "object" || entry === null) return [];
     const { name, status, source } = entry as Record<string, unknown>;
     if (typeof name !== "string") return [];
-    return [{ name, status: typeof status === "string" ? status : "unknown", ...(typeof source === "string" ? { source } : {}) }];
+    const cliStatus = typeof status === "string" ? status : "unknown";
+    const own = mcpStatusOf(cliStatus) === "connected" ? serverTools(name, tools) : [];
+    return [
+      {
+        name,
+        status: mcpStatusOf(cliStatus),
+        cliStatus,
+        ...(own.length > 0 ? { tools: own } : {}),
+        ...(typeof source === "string" ? { source } : {}),
+      },
+    ];
   });
+}
+
+/** The tools of server `name` among the init line's tool names (`mcp__<server>__<tool>`, the server's name with each character but letters, digits, `_` and `-` as `_`). */
+function serverTools(name: string, tools: readonly string[]): string[] {
+  const prefix = `mcp__${name.replace(/[^A-Za-z0-9_-]/g, "_")}__`;
+  return tools.filter((tool) => tool.startsWith(prefix)).map((tool) => tool.slice(prefix.length));
+}
+
+/**
+ * The servers of `statuses` with what Claude Code's answer to an `mcp_status` control request
+ * adds: each server's `error` (e.g. `"Connection closed"` for a stdio server that exited at start)
+ * and its `tools` (their names). A server the answer does not list keeps its entry.
+ */
+export function withMcpStatusAnswer(statuses: readonly McpServerState[], answer: unknown): McpServerState[] {
+  const listed = typeof answer === "object" && answer !== null ? (answer as { mcpServers?: unknown }).mcpServers : undefined;
+  const entries = Array.isArray(listed) ? (listed as unknown[]) : [];
+  return statuses.map((server) => {
+    const entry = entries.find((item) => typeof item === "object" && item !== null && (item as { name?: unknown }).name === server.name) as
+      { error?: unknown; tools?: unknown } | undefined;
+    if (!entry) return { ...server };
+    const tools = Array.isArray(entry.tools)
+      ? entry.tools.flatMap((tool) =>
+          typeof (tool as { name?: unknown } | null)?.name === "string" ? [(tool as { name: string }).name] : [],
+        )
+      : undefined;
+    return {
+      ...server,
+      ...(typeof entry.error === "string" && entry.error !== "" ? { error: entry.error } : {}),
+      ...(tools && tools.length > 0 ? { tools } : {}),
+    };
+  });
+}
+
+/** The `mcp.status` notice for `servers`. */
+export function mcpStatusNotice(servers: readonly McpServerState[]): DriverEvent {
+  return { type: "notice", kind: "mcp.status", message: "MCP servers at init", data: { servers: servers.map((s) => ({ ...s })) } };
 }
 
 /**
@@ -27,8 +66,8 @@ export function mcpServerStatuses(message: Record<string, unknown>): readonly Mc
  * claude 2.1.332 prints the line once every server connected, failed, or was still `pending` after
  * its connect timeout, as `"mcp_servers":[{"name":"x","status":"connected","source":"dynamic"}]`
  * (seen on the real binary: a server that exits at start, a missing executable and an unreachable
- * URL all read `failed`). Emits one `notice` of kind `mcp.status` listing every server, then
- * checks the run's required servers.
+ * URL all read `failed`). Hands every server to `report` (`failing`: a required server is not
+ * connected, and this call throws right after), then checks the run's required servers.
  *
  * @returns whether the line reported the servers (an init line carrying their status).
  * @throws DriverError with code `DEVICE_DISCONNECTED`, op `mcp connect`, device = the first
@@ -44,24 +83,23 @@ export function mcpServerStatuses(message: Record<string, unknown>): readonly Mc
 export function checkMcpStatus(
   message: Record<string, unknown>,
   servers: readonly McpServerConfig[] | undefined,
-  emit: (event: DriverEvent) => void,
+  report: (servers: readonly McpServerState[], failing: boolean) => void,
   stopped = false,
 ): boolean {
   const statuses = mcpServerStatuses(message);
   if (!statuses) return false;
-  if (statuses.length > 0) {
-    emit({ type: "notice", kind: "mcp.status", message: "MCP servers at init", data: { servers: statuses.map((s) => ({ ...s })) } });
-  }
-  for (const server of servers ?? []) {
-    if (!server.required) continue;
-    const status = statuses.find((entry) => entry.name === server.name)?.status;
-    if (status === "connected") continue;
+  const failing = (servers ?? []).find(
+    (server) => server.required === true && statuses.find((entry) => entry.name === server.name)?.cliStatus !== "connected",
+  );
+  if (statuses.length > 0) report(statuses, failing !== undefined);
+  if (failing) {
+    const status = statuses.find((entry) => entry.name === failing.name)?.cliStatus;
     const reported = status
       ? `required MCP server reported status ${JSON.stringify(status)}`
       : "required MCP server missing from the init line";
     throw new DriverError({
       op: MCP_CONNECT_OP,
-      device: server.name,
+      device: failing.name,
       code: ErrCode.DeviceDisconnected,
       cause: stopped ? `still starting when the run was stopped; then: ${reported}` : reported,
     });

@@ -1,5 +1,12 @@
 import { dirname } from "node:path";
-import type { DriverSessionMessagesQuery, SessionMessage, SessionMessagePage, SessionToolCall, SessionToolResult } from "@adaptor/driver";
+import type {
+  DriverSessionMessagesQuery,
+  SessionImage,
+  SessionMessage,
+  SessionMessagePage,
+  SessionToolCall,
+  SessionToolResult,
+} from "@adaptor/driver";
 import {
   decodeSessionCursor,
   encodeSessionCursor,
@@ -57,13 +64,26 @@ type Block = {
   tool_use_id?: unknown;
   content?: unknown;
   is_error?: unknown;
+  source?: unknown;
 };
+
+/** A user message's `image` block as a {@link SessionImage}: its media type and decoded size, never its bytes. */
+function sessionImage(source: unknown): SessionImage {
+  if (typeof source !== "object" || source === null) return {};
+  const { media_type: mediaType, data } = source as { media_type?: unknown; data?: unknown };
+  const padding = typeof data === "string" ? (data.endsWith("==") ? 2 : data.endsWith("=") ? 1 : 0) : 0;
+  return {
+    ...(typeof mediaType === "string" ? { mediaType } : {}),
+    ...(typeof data === "string" ? { byteLength: Math.floor((data.length * 3) / 4) - padding } : {}),
+  };
+}
 
 /** One shown message from its entries' parsed lines (a line that no longer parses is passed over). */
 function toMessage(role: "user" | "assistant", lines: readonly Record<string, unknown>[]): SessionMessage {
   const texts: string[] = [];
   const toolCalls: SessionToolCall[] = [];
   const toolResults: SessionToolResult[] = [];
+  const images: SessionImage[] = [];
   for (const line of lines) {
     const content = (line.message as { content?: unknown } | undefined)?.content;
     if (typeof content === "string") {
@@ -74,6 +94,7 @@ function toMessage(role: "user" | "assistant", lines: readonly Record<string, un
     for (const block of content as Block[]) {
       if (typeof block !== "object" || block === null) continue;
       if (block.type === "text" && typeof block.text === "string") texts.push(block.text);
+      else if (block.type === "image" && role === "user") images.push(sessionImage(block.source));
       else if (block.type === "tool_use" && typeof block.id === "string" && typeof block.name === "string")
         toolCalls.push({ toolCallId: block.id, toolName: block.name, input: block.input ?? {} });
       else if (block.type === "tool_result" && typeof block.tool_use_id === "string")
@@ -89,6 +110,7 @@ function toMessage(role: "user" | "assistant", lines: readonly Record<string, un
   return {
     role,
     text: texts.join("\n"),
+    ...(images.length > 0 ? { images } : {}),
     ...(toolCalls.length > 0 ? { toolCalls } : {}),
     ...(toolResults.length > 0 ? { toolResults } : {}),
     ...(Number.isNaN(at) ? {} : { at: new Date(at) }),

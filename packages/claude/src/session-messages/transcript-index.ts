@@ -3,7 +3,7 @@ import type { ScannedLine } from "./transcript-lines.js";
 
 /** What an entry of the transcript is, for the conversation shown. */
 export type EntryKind =
-  /** A prompt of the user (typed, or sent by an app). */
+  /** A prompt of the user (typed, or sent by an app): its text, images or both. */
   | "prompt"
   /** One content block of an assistant reply (the CLI writes one entry per block). */
   | "assistant"
@@ -263,7 +263,12 @@ function kindOf(entry: Json): EntryKind {
   if (typeof content === "string") return "prompt";
   if (!Array.isArray(content)) return "other";
   if (content.some((block) => (block as { type?: unknown } | null)?.type === "tool_result")) return "toolResult";
-  return content.some((block) => (block as { type?: unknown } | null)?.type === "text") ? "prompt" : "other";
+  return content.some((block) => {
+    const type = (block as { type?: unknown } | null)?.type;
+    return type === "text" || type === "image";
+  })
+    ? "prompt"
+    : "other";
 }
 
 /**

@@ -6,6 +6,7 @@ import type {
   HookAnswer,
   HookAsk,
   HookPoint,
+  McpServerState,
   PromptImage,
   ToolHookPoint,
   Usage,
@@ -48,7 +49,7 @@ import { attribute } from "../protocol/turn-attribution.js";
 import { CLAUDE_TOOL_ALIASES, FOREGROUND_AGENT_HOOK, foregroundAgentAnswer, inForeground } from "../protocol/foreground-agents.js";
 import { roundCost, turnCostUsd, type CostBaseline } from "../protocol/turn-cost.js";
 import { apiTimeTotal, turnReport, type TurnReport } from "../protocol/turn-report.js";
-import { checkMcpStatus, checkMcpStoppedBeforeReport } from "../protocol/mcp-status.js";
+import { checkMcpStatus, checkMcpStoppedBeforeReport, mcpStatusNotice, withMcpStatusAnswer } from "../protocol/mcp-status.js";
 import { checkModel, checkModelFallback, oncePerDifference, reportModel, sameModel } from "../protocol/model-check.js";
 import { TextDeltaLineReader } from "../protocol/text-delta-line.js";
 import { parseLine, StdoutLines } from "./stdout-lines.js";
@@ -377,6 +378,8 @@ export class ClaudeSession implements PooledProcess {
      */
     const parts: { line: ResultLine; json: string }[] = [];
     const answers = new ControlAnswers();
+    /** Reports the MCP servers the CLI did not answer `mcp_status` for yet, without their errors. */
+    let flushMcp: (() => void) | undefined;
     let interruptedByHost = false;
     /** The turn ended as the host's interrupt ends it (set once its last line was read). */
     let endedByInterrupt = false;
@@ -475,6 +478,29 @@ export class ClaudeSession implements PooledProcess {
           return (await answered) !== null;
         },
       });
+      // The init line's MCP servers: reported at once when all are connected (or a required one is
+      // not, and the turn ends); otherwise once the CLI answered `mcp_status` with their errors, or
+      // without them when the turn's result comes first.
+      const reportMcp = (servers: readonly McpServerState[], failing: boolean): void => {
+        if (failing || servers.every((server) => server.status === "connected")) {
+          sink.emit(mcpStatusNotice(servers));
+          return;
+        }
+        let reported = false;
+        const once = (list: readonly McpServerState[]): void => {
+          if (reported) return;
+          reported = true;
+          flushMcp = undefined;
+          sink.emit(mcpStatusNotice(list));
+        };
+        flushMcp = () => once(servers);
+        const id = `adaptor_mcp_status_${randomUUID()}`;
+        answers.wait(id, "mcp_status").then(
+          (answer) => once(answer ? withMcpStatusAnswer(servers, answer) : servers),
+          () => once(servers),
+        );
+        proc.writeJson({ type: "control_request", request_id: id, request: { subtype: "mcp_status" } }).catch(() => flushMcp?.());
+      };
       // Requests the host made before the turn started are written now (they waited for the controls).
       await new Promise<void>((resolve) => setImmediate(resolve));
       await this.#awaitAnswers(answers, turn);
@@ -548,7 +574,7 @@ export class ClaudeSession implements PooledProcess {
           continue;
         }
         // Throws for a failed required server.
-        if (checkMcpStatus(message, this.#launch.mcpServers, (event) => sink.emit(event), signal.aborted)) this.#mcpReported = true;
+        if (checkMcpStatus(message, this.#launch.mcpServers, reportMcp, signal.aborted)) this.#mcpReported = true;
         checkModel(message, this.#requestedModel, reportModels, lineModel);
         if (!started && message.type === "system" && message.subtype === "init") {
           started = true;
@@ -576,6 +602,8 @@ export class ClaudeSession implements PooledProcess {
         }
       }
       closed = true;
+      // A server's error the CLI did not answer for before the result: the notice goes without it.
+      flushMcp?.();
       // Stopped before the CLI reported its MCP servers (it was still starting them): say so.
       if (signal.aborted && !this.#mcpReported) checkMcpStoppedBeforeReport(this.#launch.mcpServers);
       // The process ended before the part answering a sent message did: the last part's result stands.
@@ -613,6 +641,7 @@ export class ClaudeSession implements PooledProcess {
       closed = true;
       turnStarted();
       detach?.();
+      flushMcp?.();
       answers.end();
       signal.removeEventListener("abort", onAbort);
       await cancel.settled();

@@ -1,5 +1,5 @@
-import { MCP_CONNECT_OP, type ApprovalAsk, type McpServerConfig } from "@adaptor/driver";
-import type { ElicitationRequest, ElicitationResult } from "@adaptor/driver/kit";
+import { MCP_CONNECT_OP, type ApprovalAsk, type McpServerConfig, type McpServerState } from "@adaptor/driver";
+import { mcpStatusOf, type ElicitationRequest, type ElicitationResult } from "@adaptor/driver/kit";
 import { DriverError, ErrCode } from "@adaptor/errors";
 import { isolateStdioServer, STDIO_SERVER_VAR } from "@adaptor/driver/process";
 import type { ServerRequest } from "../protocol/generated/ServerRequest.js";
@@ -181,11 +181,16 @@ export class McpStartup {
     this.#changed?.();
   }
 
-  /** Each server's last reported state (`"unknown"` for one codex has not reported yet). */
-  statuses(): { readonly name: string; readonly status: string; readonly error?: string }[] {
+  /**
+   * Each server's last reported state, in the `mcp.status` vocabulary ({@link mcpStatusOf}: `ready`
+   * reads `connected`, `starting` `pending`, `cancelled` `failed`) with codex's own word as
+   * `cliStatus` and its `error`; `unknown` (no `cliStatus`) for one codex has not reported yet.
+   */
+  statuses(): McpServerState[] {
     return this.#names.map((name) => {
       const state = this.#states.get(name);
-      return { name, status: state?.status ?? "unknown", ...(state?.error ? { error: state.error } : {}) };
+      if (!state) return { name, status: "unknown" };
+      return { name, status: mcpStatusOf(state.status), cliStatus: state.status, ...(state.error ? { error: state.error } : {}) };
     });
   }
 

@@ -12,6 +12,7 @@ export { JsonRpcError, type JsonRpcErrorObject } from "./json-rpc/json-rpc-error
 export { decodeSessionCursor, encodeSessionCursor } from "./session-cursor/session-cursor.js";
 export { containsPath, realDirectory } from "./directories/real-directory.js";
 export { MAX_SESSION_MESSAGE_BYTES, MAX_SESSION_PAGE_BYTES } from "./session-messages/page-caps.js";
+export { mcpStatusOf } from "./mcp-status/mcp-status-of.js";
 export {
   ProcessPool,
   DEFAULT_IDLE_MS,

@@ -35,6 +35,17 @@ export interface SessionToolResult {
 }
 
 /**
+ * An image of a user message, named but not carried: its bytes stay in the CLI's transcript (a
+ * page of messages is bounded in bytes, and one pasted screenshot could take most of it).
+ */
+export interface SessionImage {
+  /** Its media type as the CLI recorded it, e.g. `"image/png"`; absent when the CLI recorded none (an image given by URL). */
+  readonly mediaType?: string;
+  /** Its size in bytes (decoded), when the CLI recorded the image itself rather than a URL. */
+  readonly byteLength?: number;
+}
+
+/**
  * One message of a CLI session's conversation, the same shape for every CLI. `user`: a prompt the
  * user (or an app) sent. `assistant`: one reply of the model: its text (empty when it only called
  * tools), the tool calls it made and, once the CLI recorded them, their results (a tool result the
@@ -45,6 +56,11 @@ export interface SessionMessage {
   readonly role: "user" | "assistant";
   /** Its text (text blocks joined); `""` for a reply with tool calls only. Thinking is not shown. */
   readonly text: string;
+  /**
+   * The images of a user message (a prompt's `images`), in order, without their bytes; absent when
+   * it has none. Claude Code only: the other drivers do not list them.
+   */
+  readonly images?: readonly SessionImage[];
   /** The tool calls of an assistant message, in order; absent when it made none. */
   readonly toolCalls?: readonly SessionToolCall[];
   /** Results of its tool calls the CLI recorded, in order; absent when there are none. */
