@@ -356,7 +356,7 @@ export class AcpDriver implements Driver {
     sink.emit({
       type: "notice",
       kind: "lifecycle",
-      message: `parked process ended: ${this.descriptor.displayName} wrote a turn's output after its turn had ended`,
+      message: `parked process ended: ${this.descriptor.displayName} wrote a turn's output or a request after its turn had ended`,
       data: { pid, sessionId: key },
     });
   }
