@@ -365,7 +365,7 @@ export class AcpDriver implements Driver {
     sink.emit({
       type: "notice",
       kind: "lifecycle",
-      message: `parked process ended: ${this.descriptor.displayName} wrote a turn's output after its turn had ended`,
+      message: `parked process ended: ${this.descriptor.displayName} wrote a turn's output or a request after its turn had ended`,
       data: { pid, sessionId: key },
     });
   }
@@ -854,12 +854,18 @@ export class AcpDriver implements Driver {
       // adapter answers the model's call itself ("No such tool available").
       if (call.status === "failed" && !call.denied && sessionId !== undefined && proc.toolsLeftOut.get(sessionId)?.includes(call.toolName))
         return;
+      // A call asked about only as a read that then acted passed the read_only gate on that kind
+      // (whatever the agent's mode): it breaks that gate, and nothing else (a permission mode's
+      // handler saw and answered the ask).
       const changes =
         call.denied === true ||
         call.cancelled === true ||
         (call.status === "completed" &&
-          ((checkMode && changesMachine(call.toolKind)) || (claudeAdapter && isClaudeUnaskedWritingTool(call.toolName))));
-      const fails = (field: string): boolean => plan.unaskedFails.includes(field) || (changes && plan.changeFails.includes(field));
+          (((checkMode || call.askedAs !== undefined) && changesMachine(call.toolKind)) ||
+            (claudeAdapter && isClaudeUnaskedWritingTool(call.toolName))));
+      const fails = (field: string): boolean =>
+        (call.askedAs === undefined || (field === "sandbox" && plan.denyNonReadAsks)) &&
+        (plan.unaskedFails.includes(field) || (changes && plan.changeFails.includes(field)));
       const broken = enforcement.filter((entry) => entry.enforced && fails(entry.field));
       if (violation || broken.length === 0) return;
       const fields = broken.map((entry) => `${entry.field} ${JSON.stringify(entry.value)}`).join(" and ");
@@ -867,7 +873,9 @@ export class AcpDriver implements Driver {
         ? "ran although its permission ask was denied"
         : call.cancelled
           ? "ran although its permission ask was answered cancelled (the host had interrupted the turn)"
-          : "ran without a permission ask";
+          : call.askedAs !== undefined
+            ? `ran after a permission ask only as kind ${call.askedAs}`
+            : "ran without a permission ask";
       const message = `${call.toolName} (ACP kind ${call.toolKind ?? "none"}) ${how} under ${fields}`;
       enforcement = enforcement.map((entry) =>
         broken.includes(entry) ? { ...entry, enforced: false, mechanisms: [], detail: `${entry.detail}; broken: ${message}` } : entry,
@@ -879,6 +887,7 @@ export class AcpDriver implements Driver {
           toolCallId: call.toolCallId,
           toolName: call.toolName,
           ...(call.toolKind !== undefined ? { toolKind: call.toolKind } : {}),
+          ...(call.askedAs !== undefined ? { askedAs: call.askedAs } : {}),
           fields: broken.map((entry) => entry.field),
         },
       };

@@ -110,4 +110,40 @@ describe("output belongs to its own turn (hostile agent)", () => {
       rmSync(dir, { recursive: true, force: true });
     }
   }, 40_000);
+
+  it.each([
+    ["a permission ask", { permission: { toolCallId: "late", title: "rm -rf ~", kind: "execute" } }],
+    ["an fs request", { request: "fs/read_text_file", params: { path: "/etc/hostname" } }],
+    ["a terminal request", { request: "terminal/create", params: { command: "sleep", args: ["1000"] } }],
+  ])(
+    "an agent that sends %s while parked is ended then, not reused by the next turn",
+    async (_, late) => {
+      const dir = mkdtempSync(join(tmpdir(), "acp-parked-"));
+      const parked = join(dir, "parked");
+      const driver = hostileAcp({
+        "session/prompt:first": [text("first answer"), { respond: { stopReason: "end_turn" } }, { later: [{ awaitFile: parked }, late] }],
+        "session/prompt:second": [text("second answer"), { respond: { stopReason: "end_turn" } }],
+      });
+      try {
+        const first = await runDriver(driver, { prompt: "first", reuseProcess: true });
+        expect(first.response?.checkpoint).toEqual({ resumeId: SESSION });
+        const [pid] = first.recording.pids();
+        expect(alive(pid!)).toBe(true);
+        writeFileSync(parked, "");
+        await until(() => !alive(pid!), 20_000);
+        const second = await runDriver(driver, { prompt: "second", reuseProcess: true, session: { resumeId: SESSION } });
+        expect(second.response?.text).toBe("second answer");
+        expect(second.recording.pids()).toHaveLength(1);
+        expect(second.recording.pids()[0]).not.toBe(pid);
+        expect(second.recording.ofType("notice").find((n) => n.message?.startsWith("parked process ended") === true)?.data).toEqual({
+          pid,
+          sessionId: SESSION,
+        });
+      } finally {
+        await driver.close();
+        rmSync(dir, { recursive: true, force: true });
+      }
+    },
+    40_000,
+  );
 });

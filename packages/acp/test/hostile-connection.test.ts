@@ -54,6 +54,18 @@ describe("a hostile ACP agent never keeps a run open (the stream's own error is 
     expect([error?.code, error?.op]).toEqual([ErrCode.Driver, "read"]);
   });
 
+  it("a stdout line that is JSON but no object (null, a number, a string, a boolean, an array) is a line of text, as a banner is: the turn goes on", async () => {
+    const lines = ["null", "42", '"str"', "true", "[1,2,3]"];
+    const { run, error } = await verdictOf({
+      "session/prompt": [[{ raw: `${lines.join("\n")}\n{"foo":1}\n` }, text("after the lines"), { respond: { stopReason: "end_turn" } }]],
+    });
+    expect(error).toBeUndefined();
+    expect(run.response?.text).toBe("after the lines");
+    expect(run.recording.ofType("process").filter((event) => event.kind === "stdout")).toEqual(
+      lines.map((line) => ({ type: "process", kind: "stdout", text: line })),
+    );
+  });
+
   it("initialize never answered: TIMEOUT (op initialize) after handshakeTimeoutMs", async () => {
     const { error, pid } = await verdictOf({ initialize: [{ hang: true }] }, { handshakeTimeoutMs: 2_000 });
     expect([error?.code, error?.op]).toEqual([ErrCode.Timeout, "initialize"]);

@@ -587,6 +587,92 @@ describe("a call counts as acting when any of its updates gave it an acting kind
   });
 });
 
+describe("an ask or a later update cannot lower a call's kind: the most acting kind counts", () => {
+  const announcedExecuteAskedAsRead = [
+    callWith("k", { kind: "execute", status: "pending" }),
+    ask("k", { kind: "read" }),
+    update("k", { status: "failed" }),
+    text("done"),
+    done,
+  ];
+  const kinds = (events: readonly AgentEvent[]): unknown[] =>
+    events.filter((event) => event.type === "tool-call").map((event) => (event as { kind?: string }).kind);
+
+  it("read_only through askMode: a call announced execute, then asked as a read, is denied without reaching the handler", async () => {
+    const run = await turn(announcedExecuteAskedAsRead, READ_ONLY);
+    expect(run.error).toBeUndefined();
+    expect(run.asked).toEqual([]);
+    expect(policyNotices(run.events)).toEqual(["denied without asking: the run's sandbox is read_only; k is not a read"]);
+    expect(run.events).toContainEqual(expect.objectContaining({ type: "tool-result", id: "k", isError: true }));
+    expect(kinds(run.events)).toEqual(["execute", "execute"]);
+  });
+
+  it("a declared read_only session mode: the same ask is denied without reaching the handler", async () => {
+    const run = await declaredReadOnly(announcedExecuteAskedAsRead);
+    expect(run.error).toBeUndefined();
+    expect(run.asked).toEqual([]);
+    expect(policyNotices(run.events)).toEqual(["denied without asking: the run's sandbox is read_only; k is not a read"]);
+  });
+
+  it("ask: the handler sees the kind the call was announced with, not the ask's read", async () => {
+    const seen: unknown[] = [];
+    const run = await turn(announcedExecuteAskedAsRead, {
+      policy: { approvals: { permission: "ask" } },
+      onApproval: (request) => {
+        seen.push(request.details?.["toolKind"]);
+        request.deny("no");
+      },
+    });
+    expect(run.error).toBeUndefined();
+    expect(seen).toEqual(["execute"]);
+  });
+
+  const askedAsReadThenExecuted = [
+    callWith("k", { kind: "read", status: "pending" }),
+    ask("k", { kind: "read" }),
+    update("k", { kind: "execute", status: "completed" }),
+    { awaitCancel: true },
+    { hang: true },
+  ];
+
+  it.each([
+    ["read_only through askMode", () => turn(askedAsReadThenExecuted, READ_ONLY)],
+    ["a declared read_only session mode", () => declaredReadOnly(askedAsReadThenExecuted)],
+  ])("%s: a call asked as a read and approved that an update then makes execute fails the run", async (_, run) => {
+    const { error, asked, events } = await run();
+    expect(asked).toEqual(["k"]);
+    expect(isError(error, ErrPolicyViolation)).toBe(true);
+    const violation = error as RunError;
+    expect(violation.message).toBe('k (ACP kind execute) ran after a permission ask only as kind read under sandbox "read_only"');
+    expect(violation.details).toEqual({ toolCallId: "k", toolName: "k", toolKind: "execute", askedAs: "read", fields: ["sandbox"] });
+    expect(violation.result.enforcement).toEqual([expect.objectContaining({ field: "sandbox", value: "read_only", enforced: false })]);
+    expect(policyNotices(events)).toEqual([`ending the turn: ${violation.message}`]);
+  });
+
+  it("read_only: an ask as a read before the call is announced execute (Kilo CLI's order), then completed, fails the run", async () => {
+    const run = await turn(
+      [ask("k", { kind: "read" }), callWith("k", { kind: "execute", status: "completed" }), { awaitCancel: true }, { hang: true }],
+      READ_ONLY,
+    );
+    expect(violated(run)).toEqual({ toolCallId: "k", toolName: "k", toolKind: "execute", askedAs: "read", fields: ["sandbox"] });
+  });
+
+  it("read_only: a read asked and run as a read passes", async () => {
+    const run = await turn(
+      [
+        callWith("k", { kind: "read", status: "pending" }),
+        ask("k", { kind: "read" }),
+        update("k", { status: "completed" }),
+        text("ok"),
+        done,
+      ],
+      READ_ONLY,
+    );
+    expect(run.error).toBeUndefined();
+    expect(run.asked).toEqual(["k"]);
+  });
+});
+
 describe("a new tool_call reusing the id of a finished call is a new call", () => {
   it("ask: an approved read, completed, then a new edit call under the same id, completed unasked, fails the run", async () => {
     const run = await turn(

@@ -104,8 +104,9 @@ export class AcpProcess implements PooledProcess {
    */
   readonly ended: Promise<DriverError | undefined>;
   /**
-   * Called once (on a later tick) when the agent first writes a turn's output for one of its
-   * sessions while no turn is open there: from then on it is not {@link usable}.
+   * Called once (on a later tick) when the agent first writes a turn's output (text, thinking, tool
+   * calls, plan) or a client request (permission, `fs/*`, `terminal/*`) for one of its sessions
+   * while no turn is open there: from then on it is not {@link usable}.
    */
   onUnfenced: (() => void) | undefined;
   readonly #handlers = new Map<string, SessionHandler>();
@@ -136,25 +137,26 @@ export class AcpProcess implements PooledProcess {
           const taken = handler ? handler.onUpdate(params.update) : !this.sessions.has(params.sessionId);
           // Output about one of its sessions while no turn is open: the agent kept writing after its
           // turn ended. It is dropped, and the process is not reused: its next turn could not be told apart.
-          if (!taken && OUTPUT_UPDATES.has(params.update.sessionUpdate) && !this.#unfenced) {
-            this.#unfenced = true;
-            const unfenced = this.onUnfenced;
-            if (unfenced) setImmediate(unfenced);
-          }
+          if (!taken && OUTPUT_UPDATES.has(params.update.sessionUpdate)) this.#unfence();
         }),
       )
       .onRequest("session/request_permission", ({ params, signal }) =>
         outsideSdkLog(async () => {
           const handler = this.#handlers.get(params.sessionId);
-          if (!handler) return { outcome: { outcome: "cancelled" } };
+          if (!handler) {
+            this.#requestedAfterTurn(params.sessionId);
+            return { outcome: { outcome: "cancelled" } };
+          }
           return handler.onPermission(params, signal);
         }),
       );
     for (const method of HOST_METHODS)
       app.onRequest(method, ({ params }: { params: { sessionId: string } }) =>
         outsideSdkLog(() => {
+          const handler = this.#handlers.get(params.sessionId);
+          if (!handler) this.#requestedAfterTurn(params.sessionId);
           // A client serves only what it advertised, whatever the agent asks.
-          const host = advertised(this.#capabilities, method) ? this.#handlers.get(params.sessionId)?.onHost : undefined;
+          const host = advertised(this.#capabilities, method) ? handler?.onHost : undefined;
           if (!host) throw acp.RequestError.methodNotFound(method);
           return host(method, params) as never;
         }),
@@ -250,10 +252,29 @@ export class AcpProcess implements PooledProcess {
 
   /**
    * True while the child runs, the connection is open and the agent never wrote a turn's output
-   * (text, thinking, tool calls, plan) for one of its sessions while no turn was open there.
+   * (text, thinking, tool calls, plan) or a client request for one of its sessions while no turn
+   * was open there.
    */
   get usable(): boolean {
     return this.#closing === undefined && !this.connection.signal.aborted && !this.#exited && !this.#unfenced;
+  }
+
+  /**
+   * A client request (`session/request_permission`, `fs/*`, `terminal/*`) about one of its sessions
+   * while no turn is open there: the agent acts after its turn ended (a command it asks to run may
+   * be running already), so the process is not reused. The request is answered as before
+   * (`cancelled`, method-not-found).
+   */
+  #requestedAfterTurn(sessionId: string): void {
+    if (this.sessions.has(sessionId)) this.#unfence();
+  }
+
+  /** From now on the process is not {@link usable}; {@link onUnfenced} is called once, on a later tick. */
+  #unfence(): void {
+    if (this.#unfenced) return;
+    this.#unfenced = true;
+    const unfenced = this.onUnfenced;
+    if (unfenced) setImmediate(unfenced);
   }
 
   #onText(line: string): void {

@@ -11,10 +11,16 @@ function cutOff(text: string): boolean {
   return trimmed.startsWith("{") && trimmed.includes('"jsonrpc"');
 }
 
+/** A parsed stdout line that can be a JSON-RPC message: a JSON object (not `null`, an array or a scalar). */
+function messageShaped(value: unknown): value is AnyMessage {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
 /**
  * The agent's stdio as the ACP SDK's message stream: stdout framed as JSON Lines by the process
  * plumbing (so raw capture, line limits and containment stay in one place), stdin written one
- * JSON message per line. A stdout line that is not JSON goes to `onText`, except one that starts
+ * JSON message per line. A stdout line that is not a JSON object (not JSON, or JSON `null`, a number,
+ * a string, a boolean, an array: no message) goes to `onText`, except one that starts
  * like a JSON-RPC message (`{` ... `"jsonrpc"`) and does not parse: an answer cut off, which would
  * leave its request waiting forever, so the stream fails with a DriverError `DRIVER` (op `"read"`).
  * An over-long line fails it with the plumbing's `RESOURCE_EXHAUSTED`.
@@ -38,8 +44,8 @@ export function messageStream(child: CliProcess, onText: (line: string) => void,
             controller.close();
             return;
           }
-          if (next.value.kind === "json") {
-            const message = next.value.value as AnyMessage;
+          if (next.value.kind === "json" && messageShaped(next.value.value)) {
+            const message = next.value.value;
             if ("method" in message && !("id" in message)) {
               const wait = pace?.();
               if (wait) await wait;

@@ -4,7 +4,8 @@ import { hasNoEffect, knownInput } from "@adaptor/driver/kit";
 import type { AgentNotice } from "../acp-driver.js";
 import type { SessionHandler } from "../connection/acp-process.js";
 import { commandLines, inputCommandLines } from "../host/command-lines.js";
-import { callsServer, changesMachine, toolCallText, toolNameOf, type TrustedServer } from "./tool-call.js";
+import { isReadOnlyKind } from "../policy/acp-policy.js";
+import { callsServer, changesMachine, moreActing, toolCallText, toolNameOf, type TrustedServer } from "./tool-call.js";
 import { reportsUnknownTool } from "./unknown-tool.js";
 
 interface ToolState {
@@ -21,8 +22,13 @@ interface ToolState {
    * result but does not finish it: an agent may ask before it announces the call (`tool_call`).
    */
   finished?: boolean;
-  /** The agent's `kind` of the call, the latest one before its end. */
+  /**
+   * The most acting kind any ask or update of the call gave it ({@link moreActing}): a later, lower
+   * kind never turns a call that acts into a read.
+   */
   kind?: acp.ToolKind;
+  /** The most acting kind the call had when the agent asked about it: the `toolKind` its asks showed. */
+  askedKind?: acp.ToolKind;
   /** Some update of the call carried a `kind`. */
   kindSeen?: boolean;
   /**
@@ -60,8 +66,14 @@ interface ToolState {
 export interface UnaskedCall {
   readonly toolCallId: string;
   readonly toolName: string;
-  /** The call's ACP kind; undefined when the agent gave none. */
+  /** The call's ACP kind (the most acting any of its asks and updates gave); undefined when the agent gave none. */
   readonly toolKind?: string;
+  /**
+   * The agent asked about the call only as this kind, `read` or `search`, and an update gave the call
+   * an acting kind (`toolKind`) after: the ask, which the `read_only` gate lets through, was not
+   * about the call that ran.
+   */
+  readonly askedAs?: string;
   /** The host had denied the call's permission ask: the agent ran it against the answer. */
   readonly denied?: boolean;
   /**
@@ -145,7 +157,8 @@ export class AcpTurn implements SessionHandler {
    *   `in_progress` or with output, before the cancel; a call ended `failed` whose command the
    *   host refused in its terminal does not count, see {@link terminalRefused}); and once per call of any kind reported
    *   `completed` after the host denied its ask (`denied`) or answered it `cancelled` because it
-   *   had interrupted the turn (`cancelled`).
+   *   had interrupted the turn (`cancelled`); and once per call asked about only as a `read` or
+   *   `search` that an update then gave a kind that acts, reported `completed` or `failed` (`askedAs`).
    * @param terminalExitCode - the exit code of a host terminal, once it has exited.
    * @param agentNotice - recognizes a message chunk that is the agent's own notice (a `notice`, not text).
    */
@@ -260,6 +273,10 @@ export class AcpTurn implements SessionHandler {
     if (this.#ended) return CANCELLED;
     const tool = this.#tools.get(call.toolCallId)!;
     const name = tool.name;
+    // The ask shows the most acting kind the call has had (its own, or an earlier update's): an
+    // ask cannot pass off a call announced as acting as a read.
+    const toolKind = tool.kind;
+    tool.askedKind = moreActing(tool.askedKind, toolKind);
     // Under a policy that has every acting call asked, an option answering later calls too is not offered.
     const options = this.#oneCallOptions ? request.options.filter((o) => !o.kind.endsWith("_always")) : request.options;
     const ofKind = (kind: acp.PermissionOptionKind): acp.PermissionOption | undefined => options.find((o) => o.kind === kind);
@@ -277,9 +294,9 @@ export class AcpTurn implements SessionHandler {
       ...(options.length > 0 ? { choices: options.map((o) => ({ key: o.optionId, label: o.name, description: o.kind })) } : {}),
       details: {
         options: options.map((o) => ({ optionId: o.optionId, name: o.name, kind: o.kind })),
-        // The ask's own kind, else the one the call's updates gave (Nanocoder 1.30.0 asks its
-        // multiple-choice questions with no kind, its tool_call saying `other`).
-        ...((call.kind ?? tool.kind) ? { toolKind: call.kind ?? tool.kind } : {}),
+        // With no kind of its own the ask takes the one the call's updates gave (Nanocoder 1.30.0
+        // asks its multiple-choice questions with no kind, its tool_call saying `other`).
+        ...(toolKind ? { toolKind } : {}),
         ...(call.content ? { content: call.content } : {}),
         ...(call.locations ? { locations: call.locations } : {}),
       },
@@ -446,7 +463,7 @@ export class AcpTurn implements SessionHandler {
       tool.name = name;
       tool.named = true;
     }
-    if (!tool.ended && call.kind) tool.kind = call.kind;
+    tool.kind = moreActing(tool.kind, call.kind);
     if (call.kind) {
       tool.kindSeen = true;
       if (changesMachine(call.kind) || (actsKind(call.kind) && tool.actingKind === undefined)) tool.actingKind = call.kind;
@@ -507,8 +524,10 @@ export class AcpTurn implements SessionHandler {
     const cancelled = !refused && this.#cancelled.has(id);
     if ((refused || cancelled) && status === "failed") return;
     const acting = !tool.kindSeen || tool.actingKind !== undefined;
+    // Asked about only as a read, the call then given a kind that acts: the ask was not about it.
+    const askedAs = this.#asked.has(id) && isReadOnlyKind(tool.askedKind) && tool.actingKind !== undefined ? tool.askedKind : undefined;
     const exempt = tool.trusted === true && !changesMachine(tool.actingKind);
-    if (!refused && !cancelled && (this.#asked.has(id) || !acting || exempt)) return;
+    if (!refused && !cancelled && (exempt || (askedAs === undefined && (this.#asked.has(id) || !acting)))) return;
     // The call's one command was the host terminal the host refused (see terminalRefused), and
     // nothing of it was reported running before its failure, nor an exit status with it (an
     // agent that ran the command itself after the refusal): it did not run.
@@ -541,6 +560,7 @@ export class AcpTurn implements SessionHandler {
       toolCallId: id,
       toolName: tool.name,
       ...(toolKind ? { toolKind } : {}),
+      ...(askedAs !== undefined && !refused && !cancelled ? { askedAs } : {}),
       ...(refused ? { denied: true } : {}),
       ...(cancelled ? { cancelled: true } : {}),
       status,
@@ -560,6 +580,8 @@ export class AcpTurn implements SessionHandler {
     this.#asked.delete(id);
     this.#refused.delete(id);
     this.#cancelled.delete(id);
+    delete tool.kind;
+    delete tool.askedKind;
     delete tool.kindSeen;
     delete tool.actingKind;
     delete tool.trusted;

@@ -50,6 +50,25 @@ export function changesMachine(kind: string | null | undefined): boolean {
   return typeof kind === "string" && ACTING_KINDS.has(kind);
 }
 
+/** How far a kind acts: 3 changes the machine, 2 may act (`fetch`, `switch_mode`, `other`, unknown), 1 `think`, 0 `read` / `search`. */
+function actingRank(kind: string): number {
+  if (changesMachine(kind)) return 3;
+  if (kind === "think") return 1;
+  return kind === "read" || kind === "search" ? 0 : 2;
+}
+
+/**
+ * The more acting of a call's kind so far (`current`) and the kind a later ask or update of it gives
+ * (`next`): `edit`, `delete`, `move`, `execute` over `fetch`, `switch_mode`, `other` or an unknown
+ * kind, over `think`, over `read` and `search`; between two alike the later. No kind changes nothing,
+ * so a later ask or update cannot turn a call that acts into a read.
+ */
+export function moreActing<K extends string>(current: K | undefined, next: K | null | undefined): K | undefined {
+  if (next === undefined || next === null) return current;
+  if (current === undefined) return next;
+  return actingRank(next) >= actingRank(current) ? next : current;
+}
+
 /**
  * Whether a tool call is a call of one of `servers`' tools (the run's trusted MCP servers, e.g. the
  * SDK's host-tool server), by the exact names agents give MCP tools ({@link mcpToolOf}: `name`

@@ -17,6 +17,8 @@
 //   { "askOnce": toolCall, "grants": path }  session/request_permission (options allow_always / allow / reject) unless
 //                                  the grants file (JSON: session id -> true, across processes) holds the session;
 //                                  an allow_always answer adds it (an agent that keeps "always" with the session)
+//   { "request": method, "params": {...} }  a client request (fs/*, terminal/*) with these params and the
+//                                  session's id; waits for the answer
 //   { "raw": text }                write text to stdout exactly as given
 //   { "longLine": bytes }          write one JSON-RPC notification line of about this many bytes
 //   { "bogusReplies": n }          write n JSON-RPC replies to ids never requested, in one write
@@ -109,7 +111,8 @@ async function run(steps, id, sessionId, state, request = {}) {
     } else if ("permission" in step) {
       const result = await ask(sessionId, step.permission, step.options);
       if (step.echo) await new Promise((resolve) => process.stderr.write(`${JSON.stringify({ answered: result })}\n`, () => resolve()));
-    } else if ("raw" in step) await write(step.raw);
+    } else if ("request" in step) await clientRequest(step.request, { sessionId, ...step.params });
+    else if ("raw" in step) await write(step.raw);
     else if ("bogusReplies" in step) {
       const lines = [];
       for (let n = 0; n < step.bogusReplies; n += 1) lines.push(`{"jsonrpc":"2.0","id":${1_000_000 + n},"result":{}}\n`);
@@ -154,21 +157,22 @@ async function run(steps, id, sessionId, state, request = {}) {
 }
 
 /** Sends session/request_permission about `toolCall` with `options` (default allow / reject); resolves with the answer's result. */
-async function ask(sessionId, toolCall, options) {
+function ask(sessionId, toolCall, options) {
+  return clientRequest("session/request_permission", {
+    sessionId,
+    toolCall,
+    options: options ?? [
+      { optionId: "allow", name: "Allow", kind: "allow_once" },
+      { optionId: "reject", name: "Reject", kind: "reject_once" },
+    ],
+  });
+}
+
+/** Sends the client request `method` with `params`; resolves with the answer's result (undefined for an error). */
+async function clientRequest(method, params) {
   const requestId = `p${nextId++}`;
   const answered = new Promise((resolve) => answers.set(requestId, resolve));
-  await send({
-    id: requestId,
-    method: "session/request_permission",
-    params: {
-      sessionId,
-      toolCall,
-      options: options ?? [
-        { optionId: "allow", name: "Allow", kind: "allow_once" },
-        { optionId: "reject", name: "Reject", kind: "reject_once" },
-      ],
-    },
-  });
+  await send({ id: requestId, method, params });
   return answered;
 }
 
