@@ -38,6 +38,13 @@ interface ToolState {
   actingKind?: string;
   /** The call is one of a trusted MCP server's tools (the SDK's host tools), by its exact name. */
   trusted?: boolean;
+  /**
+   * The call's ask was allowed without the host (a trusted host tool of no kind that changes the
+   * machine): neither the host nor the `read_only` gate saw it.
+   */
+  grantedTrusted?: boolean;
+  /** How the agent last reported the call's end (`completed` / `failed`), until a `tool_call` restarts it. */
+  endStatus?: "completed" | "failed";
   /** The call was reported running without an ask. */
   unasked?: boolean;
   /**
@@ -159,6 +166,9 @@ export class AcpTurn implements SessionHandler {
    *   `completed` after the host denied its ask (`denied`) or answered it `cancelled` because it
    *   had interrupted the turn (`cancelled`); and once per call asked about only as a `read` or
    *   `search` that an update then gave a kind that acts, reported `completed` or `failed` (`askedAs`).
+   *   A trusted server's call whose ask was allowed without the host counts as unasked once an
+   *   update gives it a kind that changes the machine. A kind sent after the call's end (an update
+   *   with no status) is checked against that end.
    * @param terminalExitCode - the exit code of a host terminal, once it has exited.
    * @param agentNotice - recognizes a message chunk that is the agent's own notice (a `notice`, not text).
    */
@@ -282,7 +292,10 @@ export class AcpTurn implements SessionHandler {
     const ofKind = (kind: acp.PermissionOptionKind): acp.PermissionOption | undefined => options.find((o) => o.kind === kind);
     if (tool.trusted && !changesMachine(tool.actingKind)) {
       const allow = ofKind("allow_once") ?? ofKind("allow_always");
-      if (allow) return this.#granting(options, { outcome: { outcome: "selected", optionId: allow.optionId } });
+      if (allow) {
+        tool.grantedTrusted = true;
+        return this.#granting(options, { outcome: { outcome: "selected", optionId: allow.optionId } });
+      }
     }
     const ask: ApprovalAsk = {
       kind: "permission",
@@ -464,6 +477,7 @@ export class AcpTurn implements SessionHandler {
       tool.named = true;
     }
     tool.kind = moreActing(tool.kind, call.kind);
+    const actingBefore = tool.actingKind;
     if (call.kind) {
       tool.kindSeen = true;
       if (changesMachine(call.kind) || (actsKind(call.kind) && tool.actingKind === undefined)) tool.actingKind = call.kind;
@@ -471,7 +485,14 @@ export class AcpTurn implements SessionHandler {
     if (callsServer(call, tool.name, this.#trusted, tool.actingKind ?? call.kind)) tool.trusted = true;
     if (!this.#interrupted && reportsStarted(call, status)) tool.startedBeforeCancel = true;
     for (const item of call.content ?? []) if (item.type === "terminal") tool.terminalId = item.terminalId;
-    if ((status === "completed" || status === "failed") && !tool.unasked) this.#checkRan(id, tool, call, status);
+    if ((status === "completed" || status === "failed") && !tool.unasked) {
+      tool.endStatus = status;
+      this.#checkRan(id, tool, call, status);
+    } else if (tool.endStatus !== undefined && tool.actingKind !== actingBefore && !tool.unasked) {
+      // A kind that acts sent after the call's end (an update with no status) is checked against
+      // that end: the call ran as that kind.
+      this.#checkRan(id, tool, call, tool.endStatus);
+    }
     if (!tool.finished && reportsStarted(call, status === "completed" || status === "failed" ? undefined : status))
       tool.reportedRunning = true;
     if (knownInput(rawInput) || (rawInput !== undefined && tool.input === undefined)) tool.input = rawInput;
@@ -524,10 +545,13 @@ export class AcpTurn implements SessionHandler {
     const cancelled = !refused && this.#cancelled.has(id);
     if ((refused || cancelled) && status === "failed") return;
     const acting = !tool.kindSeen || tool.actingKind !== undefined;
-    // Asked about only as a read, the call then given a kind that acts: the ask was not about it.
-    const askedAs = this.#asked.has(id) && isReadOnlyKind(tool.askedKind) && tool.actingKind !== undefined ? tool.askedKind : undefined;
     const exempt = tool.trusted === true && !changesMachine(tool.actingKind);
-    if (!refused && !cancelled && (exempt || (askedAs === undefined && (this.#asked.has(id) || !acting)))) return;
+    // A host tool's ask allowed without the host, the call then given a kind that changes the
+    // machine: no one was asked about the call that ran (nor did the read_only gate see it).
+    const asked = this.#asked.has(id) && !(tool.grantedTrusted === true && !exempt);
+    // Asked about only as a read, the call then given a kind that acts: the ask was not about it.
+    const askedAs = asked && isReadOnlyKind(tool.askedKind) && tool.actingKind !== undefined ? tool.askedKind : undefined;
+    if (!refused && !cancelled && (exempt || (askedAs === undefined && (asked || !acting)))) return;
     // The call's one command was the host terminal the host refused (see terminalRefused), and
     // nothing of it was reported running before its failure, nor an exit status with it (an
     // agent that ran the command itself after the refusal): it did not run.
@@ -585,6 +609,8 @@ export class AcpTurn implements SessionHandler {
     delete tool.kindSeen;
     delete tool.actingKind;
     delete tool.trusted;
+    delete tool.grantedTrusted;
+    delete tool.endStatus;
     delete tool.unasked;
     delete tool.startedBeforeCancel;
     delete tool.reportedRunning;
