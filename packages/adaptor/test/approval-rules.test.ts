@@ -715,6 +715,33 @@ describe("approval rules in a run", () => {
     ]);
   });
 
+  it("a deny with remember answered after a switch to auto_approve decides its ask but is not remembered, and a notice says so", async () => {
+    const question: ApprovalAsk = { kind: "question", title: "Which?", toolName: "AskUserQuestion", input: {} };
+    await using agent = new Agent(switching([bash("git push"), bash("git push"), question]));
+    const stream = agent.stream("p", { policy: { approvals: { permission: "ask", question: "ask" } } });
+    const switched: unknown[] = [];
+    const events: AgentEvent[] = [];
+    for await (const event of stream) {
+      events.push(event);
+      if (event.type !== "approval-request") continue;
+      if (event.request.kind === "question") {
+        // The run holds no deny rule: switching to auto_approve again is made.
+        switched.push(await stream.setApprovalMode({ permission: "auto_approve" }).catch((error: unknown) => error));
+        event.request.answer("a");
+        continue;
+      }
+      switched.push(await stream.setApprovalMode({ permission: "auto_approve" }));
+      event.request.deny("no pushing", { remember: event.request.suggestions[0]! });
+    }
+    expect(switched).toEqual([true, true]);
+    expect(notices(events, "approval.remembered")).toEqual([]);
+    expect(notices(events, "lifecycle").filter((data) => data["warning"] === "deny_rule_not_remembered")).toMatchObject([
+      { kind: "permission", toolName: "Bash", rule: { toolName: "Bash", command: "git push" }, scope: "run" },
+    ]);
+    const decisions: unknown = JSON.parse((await stream.result()).text);
+    expect(decisions).toEqual([{ outcome: "deny", reason: "no pushing" }, { outcome: "approve" }, { outcome: "answer", choice: "a" }]);
+  });
+
   it("a switch made before the run starts is checked against the policy's rules; one that no rule forbids still applies", async () => {
     await using agent = new Agent(switching([bash("rm -rf x"), bash("ls")]));
     const stream = agent.stream("p", {

@@ -52,7 +52,10 @@ describe("kinds that act given to a call after its ask or its end", () => {
 
   it("a kind that acts sent after the call's completed update is checked against that end", async () => {
     const { turn, unasked, signal } = turnWith();
-    await turn.onPermission({ sessionId: "s", toolCall: { toolCallId: "c", title: "T", kind: "read", rawInput: { p: 1 } }, options: OPTIONS }, signal);
+    await turn.onPermission(
+      { sessionId: "s", toolCall: { toolCallId: "c", title: "T", kind: "read", rawInput: { p: 1 } }, options: OPTIONS },
+      signal,
+    );
     turn.onUpdate(update({ toolCallId: "c", status: "completed" }));
     expect(unasked).toEqual([]);
     turn.onUpdate(update({ toolCallId: "c", kind: "execute" }));

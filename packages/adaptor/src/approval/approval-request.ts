@@ -215,7 +215,10 @@ export class ApprovalRequest {
    * Refuses the action; `reason` (default `"denied by host"`) reaches the model as the
    * tool's error text. `options.remember`: a rule (see {@link suggestions}) the SDK remembers for
    * the rest of the run, denying later asks it matches at once with the same reason (a remembered
-   * deny wins over a remembered allow that matches the same ask).
+   * deny wins over a remembered allow that matches the same ask). Given while the run's permission
+   * mode is `auto_approve` (switched to after this ask reached the host), the deny decides this ask
+   * only: the rule is not remembered, and a `lifecycle` notice (`data.warning`
+   * `deny_rule_not_remembered`) says so.
    * @throws see the class comment; `InvalidOptionError` for a refused `remember` (nothing is decided).
    */
   deny(reason = DEFAULT_DENY_REASON, options: { remember?: RememberRule } = {}): void {

@@ -130,7 +130,7 @@ export class ApprovalBroker {
     }));
     for (const responder of this.#pending) {
       const { remember, status } = responder;
-      if (remember && (status === "approved" || status === "denied"))
+      if (remember && (status === "approved" || (status === "denied" && !this.#autoApproving)))
         held.push({ rule: ruleOf(remember), outcome: status === "approved" ? "approve" : "deny" });
     }
     return held;
@@ -387,12 +387,32 @@ export class ApprovalBroker {
     return decision;
   }
 
-  /** Adds the rule the winning answer asked to remember, if any (`approval.remembered`). */
+  /** Whether `permission` asks are now approved before any rule (`auto_approve`). */
+  get #autoApproving(): boolean {
+    return this.#modes.permission === "auto_approve";
+  }
+
+  /**
+   * Adds the rule the winning answer asked to remember, if any (`approval.remembered`). A deny
+   * answered while the permission mode is `auto_approve` (switched to after the ask was put to
+   * the host) decides its own ask only: a deny rule would never be consulted under that mode (the
+   * switch to it is refused while the run holds one), so it is not remembered; a `lifecycle`
+   * notice (`data.warning` `deny_rule_not_remembered`) says so.
+   */
   #remember(request: ApprovalRequest, responder: ApprovalResponder, decision: ApprovalDecision): void {
     const remember = responder.remember;
     if (!remember || decision.outcome === "answer") return;
     const rule = ruleOf(remember);
     const scope = remember.scope ?? "run";
+    if (decision.outcome === "deny" && this.#autoApproving) {
+      this.#init.queue.push({
+        type: "notice",
+        kind: "lifecycle",
+        message: `${request.title}: denied, the deny rule not remembered (${describeRule(rule)}): the permission mode is auto_approve, which approves every call before any rule`,
+        data: { warning: "deny_rule_not_remembered", id: request.id, kind: request.kind, toolName: request.toolName, rule, scope },
+      });
+      return;
+    }
     this.#rules.add({
       rule,
       scope,
