@@ -322,7 +322,8 @@ export class Agent implements AsyncDisposable {
    * the capability (`sessions.rename`: ACP agents, CodeBuddy, Cursor); `ErrResumeRejected`, nothing
    * written, when this host's CLI home holds no session `sessionId`; `ErrAgentClosed` after
    * close(); InvalidDriverConfigError; DriverError for a CLI that fails to answer, or (Claude Code)
-   * `INVALID` for a link, FIFO or hard link in place of the transcript, which is not written;
+   * `INVALID` for a hard link in place of the transcript, which is not written (a symbolic link or
+   * FIFO there is no transcript: `ErrResumeRejected`);
    * `signal`'s reason when aborted.
    */
   async renameSession(sessionId: string, title: string, signal?: AbortSignal): Promise<void> {

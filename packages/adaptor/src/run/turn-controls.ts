@@ -169,8 +169,8 @@ export class TurnControls {
 
   /**
    * For the run: the rules it holds (`rules`, read at each switch: those given before the run,
-   * then those remembered with answers). A `permission` switch to an auto mode that would decide
-   * before one of them is refused (see {@link approvalModes}). A later call replaces an earlier one
+   * then those remembered with answers). A `permission` switch to `auto_approve` while one of them
+   * is a deny rule is refused (see {@link approvalModes}); a switch to `auto_deny` is always made. A later call replaces an earlier one
    * (the policy's rules until the run's approval broker holds them).
    */
   holdRules(rules: () => readonly HeldRule[]): void {

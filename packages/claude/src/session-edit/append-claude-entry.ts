@@ -15,10 +15,10 @@ const WRITE_OP = "write claude session entry";
  * session at the same moment loses nothing and the entry is never torn by it.
  * With `title`, the title file is written after the entry (`writeSavedTitle`), its folder checked
  * before anything is written.
- * @returns `false`, writing nothing, for an id that is not a UUID, no such transcript, or an
- * empty one.
- * @throws DriverError (op `write claude session entry`) `INVALID` for a link, FIFO or hard link in
- * place of the transcript or a link in place of a folder of the home or of the title file's folder,
+ * @returns `false`, writing nothing, for an id that is not a UUID, no such transcript (a symbolic
+ * link or FIFO in its place is none: `findTranscript` skips them), or an empty one.
+ * @throws DriverError (op `write claude session entry`) `INVALID` for a hard link in place of the
+ * transcript or a link in place of a folder of the home or of the title file's folder,
  * nothing written; the I/O error of a failed write (a failed title file write rejects after the
  * entry was appended: the title holds until the entry leaves the transcript's last 64 KiB);
  * `signal.reason` when aborted (before anything is written).

@@ -124,11 +124,6 @@ function identityOf(stat: BigIntStats): string {
 }
 
 /**
- * Refuses a session file with more than one name (a hard link): its bytes are also a file
- * elsewhere, which the CLI would write through it. The SDK writes session files anew, never linked.
- * @throws DriverError (op `op`, device `path`) `INVALID`.
- */
-/**
  * Appends one line (`line`, without its newline) to the end of the CLI session file at `path`,
  * which a CLI process may be appending to at the same moment: the file is opened `O_APPEND` and the
  * line goes out in one `write(2)` where the system takes it whole (a line and its newline), so it
@@ -171,6 +166,11 @@ export async function appendSessionLine(path: string, line: string, op: string):
   }
 }
 
+/**
+ * Refuses a session file with more than one name (a hard link): its bytes are also a file
+ * elsewhere, which the CLI would write through it. The SDK writes session files anew, never linked.
+ * @throws DriverError (op `op`, device `path`) `INVALID`.
+ */
 function refuseHardLink(stat: BigIntStats, path: string, op: string): void {
   if (stat.nlink > 1n)
     throw new DriverError({ op, device: path, code: ErrCode.Invalid, cause: `a hard link (${stat.nlink} names), not a file of its own` });
