@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type * as acp from "@agentclientprotocol/sdk";
-import type { ApprovalAsk, DriverSink } from "@adaptor/driver";
+import type { ApprovalAsk, ApprovalDecision, DriverSink } from "@adaptor/driver";
 import { AcpTurn, type UnaskedCall } from "./acp-turn.js";
 
 const OPTIONS: acp.PermissionOption[] = [
@@ -13,7 +13,7 @@ function turnWith(trusted: { name: string; tools: string[] }[] = []) {
   const unasked: UnaskedCall[] = [];
   const sink: DriverSink = {
     emit: () => undefined,
-    requestApproval: async (ask) => {
+    requestApproval: async (ask: ApprovalAsk): Promise<ApprovalDecision> => {
       asks.push(ask);
       return { outcome: "approve" };
     },
