@@ -86,6 +86,7 @@ describe("public surface", () => {
       "appendSessionFile",
       "appendSessionLine",
       "checkSessionFolders",
+      "confirmSessionFolder",
       "descendantBaseline",
       "endTurnLeftovers",
       "envNameMatches",

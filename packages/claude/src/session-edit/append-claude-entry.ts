@@ -40,7 +40,7 @@ async function appendEntry(
   // The title file's folder is checked before anything is written: a refusal leaves the session as it was.
   if (title !== undefined) await checkSessionFolders(home, titleSidecarPath(path, query.sessionId), WRITE_OP);
   signal?.throwIfAborted();
-  if (!(await appendSessionLine(path, JSON.stringify(entry), WRITE_OP))) return false;
+  if (!(await appendSessionLine(path, JSON.stringify(entry), WRITE_OP, home))) return false;
   if (title !== undefined) await writeSavedTitle(home, path, query.sessionId, title);
   return true;
 }

@@ -44,12 +44,12 @@ export async function readSavedTitle(transcript: string, sessionId: string): Pro
  * a private temp file, then a rename), so the title outlives the transcript's growth past the
  * 64 KiB its readers scan from the end. The session's folder is made (mode 0700) if missing.
  * @param home - the CLI's config dir: no folder between it and the file may be a link.
- * @throws DriverError `INVALID` for a link in place of a folder on the way; the I/O error of a
- * failed write.
+ * @throws DriverError `INVALID` for a link in place of a folder on the way (also one swapped in
+ * while the file is written: nothing lands outside the home); the I/O error of a failed write.
  */
 export async function writeSavedTitle(home: string, transcript: string, sessionId: string, title: string): Promise<void> {
   const path = titleSidecarPath(transcript, sessionId);
   await checkSessionFolders(home, path, OP);
   const content = JSON.stringify({ customTitle: title, by: "user", at: new Date().toISOString() });
-  await writeSessionFile(path, Buffer.from(content, "utf8"));
+  await writeSessionFile(path, Buffer.from(content, "utf8"), [], { root: home, op: OP });
 }

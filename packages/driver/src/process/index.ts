@@ -25,6 +25,7 @@ export {
   appendSessionFile,
   appendSessionLine,
   checkSessionFolders,
+  confirmSessionFolder,
   partFrom,
   readSessionFile,
   readSessionFileFrom,

@@ -21,6 +21,7 @@ import {
   appendSessionFile,
   appendSessionLine,
   checkSessionFolders,
+  confirmSessionFolder,
   partFrom,
   readSessionFile,
   readSessionFileFrom,
@@ -260,6 +261,41 @@ describe("checkSessionFolders and hard links", () => {
     ])
       expect(findError(err, DriverError)?.code).toBe(ErrCode.Invalid);
     expect(readFileSync(`${path}.other`, "utf8")).toBe("line\n");
+  });
+});
+
+describe("a folder swapped for a link after checkSessionFolders looked", () => {
+  /** A home (itself a link to a real folder) whose `projects/slug` is a link to a folder outside it holding `s.jsonl`. */
+  function plantedHome() {
+    const outsideFile = file("outside\n");
+    const outside = join(outsideFile, "..");
+    const real = join(file("y"), "..");
+    const home = join(real, "home-link");
+    symlinkSync(real, home);
+    mkdirSync(join(home, "projects", "own"), { recursive: true });
+    symlinkSync(outside, join(home, "projects", "slug"));
+    return { home, outside, outsideFile, path: join(home, "projects", "slug", "s.jsonl") };
+  }
+
+  it("confirmSessionFolder refuses a folder that resolves outside the home and passes one below a linked home", async () => {
+    const { home, path } = plantedHome();
+    const err = await confirmSessionFolder(home, path, "op").catch((e: unknown) => e);
+    expect(findError(err, DriverError)?.code).toBe(ErrCode.Invalid);
+    await expect(confirmSessionFolder(home, join(home, "projects", "own", "s.jsonl"), "op")).resolves.toBeUndefined();
+  });
+
+  it("writeSessionFile with its home refuses before the rename, removing its temp file; appendSessionLine with its home writes nothing", async () => {
+    const { home, outside, outsideFile, path } = plantedHome();
+    const written = await writeSessionFile(path, Buffer.from("title"), [], { root: home, op: "op" }).catch((e: unknown) => e);
+    expect(findError(written, DriverError)?.code).toBe(ErrCode.Invalid);
+    expect(readdirSync(outside).sort()).toEqual(["s.jsonl"]);
+    const appended = await appendSessionLine(path, "entry", "op", home).catch((e: unknown) => e);
+    expect(findError(appended, DriverError)?.code).toBe(ErrCode.Invalid);
+    expect(readFileSync(outsideFile, "utf8")).toBe("outside\n");
+    const own = join(home, "projects", "own", "t.json");
+    await writeSessionFile(own, Buffer.from("title"), [], { root: home, op: "op" });
+    expect(await appendSessionLine(own, "entry", "op", home)).toBe(true);
+    expect(readFileSync(own, "utf8")).toBe("title\nentry\n");
   });
 });
 

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { lstat, mkdir, rename, rm, unlink, writeFile } from "node:fs/promises";
+import { lstat, mkdir, realpath, rename, rm, unlink, writeFile } from "node:fs/promises";
 import type { BigIntStats } from "node:fs";
 import { basename, dirname, isAbsolute, join, relative, sep } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -131,13 +131,16 @@ function identityOf(stat: BigIntStats): string {
  * rewritten. A file whose last byte is not a newline (a line torn by a process that died
  * mid-write) gets one first, so the new line is a line of its own. Never follows a link, never
  * blocks on what is at `path` (see `openRegularFile`).
+ * @param root - the CLI home `path` is below: once the file is open, its folder must still be the
+ *   one below `root` (see {@link confirmSessionFolder}); default none (no check).
  * @returns `false`, writing nothing, when there is no file at `path` or it is empty (a session
  * the CLI has not begun to write); `true` once the line is written.
  * @throws DriverError (op `op`): `IS_DIRECTORY` / `INVALID` for anything but a regular file of
  * its own (a directory, a symbolic link, a FIFO, a hard link: writing one writes its other names
- * too); the I/O error of a failed open, read or write.
+ * too); `INVALID`, nothing written, when a folder on the way below `root` is a link; the I/O error
+ * of a failed open, read or write.
  */
-export async function appendSessionLine(path: string, line: string, op: string): Promise<boolean> {
+export async function appendSessionLine(path: string, line: string, op: string, root?: string): Promise<boolean> {
   if (line.includes("\n")) throw new TypeError("a session line holds no newline");
   let opened;
   try {
@@ -149,6 +152,7 @@ export async function appendSessionLine(path: string, line: string, op: string):
   const { handle, stat } = opened;
   try {
     refuseHardLink(stat, path, op);
+    if (root !== undefined) await confirmSessionFolder(root, path, op);
     const size = Number(stat.size);
     if (size === 0) return false;
     const last = Buffer.alloc(1);
@@ -240,14 +244,24 @@ export async function appendSessionFile(path: string, offset: number, content: U
  * the same session) are removed first. A directory in `path`'s place (never a CLI's own: a session
  * file is a file) is moved aside, whole, to `.<name>.adaptor-displaced-<uuid>` beside it, so what it
  * holds is kept for its owner and never followed or deleted: the rename moves the entry itself.
- * @throws the I/O error of a failed write or rename.
+ * @param within - the CLI home `path` is below (`root`) and the operation its error names (`op`):
+ *   just before the rename, `path`'s folder must still be the one below `root` (see
+ *   {@link confirmSessionFolder}); default none (no check).
+ * @throws DriverError (op `within.op`) `INVALID`, the temp file removed and `path` untouched, when a
+ * folder on the way below `within.root` is a link; the I/O error of a failed write or rename.
  */
-export async function writeSessionFile(path: string, content: Uint8Array, stale: readonly string[] = []): Promise<void> {
+export async function writeSessionFile(
+  path: string,
+  content: Uint8Array,
+  stale: readonly string[] = [],
+  within?: { readonly root: string; readonly op: string },
+): Promise<void> {
   await Promise.all(stale.filter((other) => other !== path).map((other) => rm(other, { force: true })));
   await mkdir(dirname(path), { recursive: true, mode: 0o700 });
   const temp = join(dirname(path), `.adaptor-${randomUUID()}.tmp`);
   try {
     await writeFile(temp, content, { mode: 0o600 });
+    if (within !== undefined) await confirmSessionFolder(within.root, path, within.op);
     try {
       await rename(temp, path);
     } catch (error) {
@@ -308,6 +322,23 @@ export async function checkSessionFolders(root: string, path: string, op = READ_
       throw new DriverError({ op, device: folder, code: ErrCode.Invalid, cause: `${what} in place of a session folder` });
     }
   }
+}
+
+/**
+ * Checks that the folder of the session file `path`, every link in it resolved, is still the folder
+ * it names below the CLI home `root` (`root`'s own links resolved: a home kept elsewhere): a folder
+ * on the way swapped for a symbolic link after {@link checkSessionFolders} looked would have a write
+ * of `path` land outside the home. Nothing to check when `path` is not below `root`.
+ * @throws DriverError (op `op`, device `path`'s folder) `INVALID` when it resolves elsewhere; the
+ * `realpath` error of a folder that is gone.
+ */
+export async function confirmSessionFolder(root: string, path: string, op: string): Promise<void> {
+  const folder = dirname(path);
+  const rel = relative(root, folder);
+  if (rel.startsWith("..") || isAbsolute(rel)) return;
+  const [home, actual] = await Promise.all([realpath(root), realpath(folder)]);
+  if (actual !== join(home, rel))
+    throw new DriverError({ op, device: folder, code: ErrCode.Invalid, cause: `a symbolic link on the way: the folder is ${actual}` });
 }
 
 /**
