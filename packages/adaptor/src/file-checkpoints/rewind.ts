@@ -18,13 +18,18 @@ export interface RewindResult {
    */
   readonly record: ThreadRecord | undefined;
   /**
-   * Workspace-relative paths put back as they were before the undone turn (written back, or
-   * removed when they did not exist then): those the undone turns changed, sorted.
+   * Workspace-relative paths put back as they were before the first undone turn that changed
+   * them (written back, or removed when they did not exist then), sorted: those the undone turns
+   * changed, except `kept`.
    */
   readonly restored: readonly string[];
   /**
-   * Workspace-relative paths the undone turns changed that were changed again after the thread's
-   * last turn ended (by the person or another program): left as they are now, sorted.
+   * Workspace-relative paths the undone turns changed that were left as they are now, sorted: one
+   * changed again after the thread's last turn ended (by the person or another program); one under
+   * a folder that is now a symbolic link or a file, or whose folder resolves outside the workspace
+   * (nothing outside it is ever written or removed); one to be written back where a directory now
+   * stands (that directory and what it holds stay); one to be removed that is now a directory or
+   * that the project's `.gitignore`, as restored, ignores.
    */
   readonly kept: readonly string[];
 }
@@ -46,8 +51,9 @@ export interface RewindInit {
 /**
  * Undoes the turn `runId` and every later one, under the thread's lease: checks the thread's
  * record is the one its last checkpointed turn committed, puts back the paths the undone turns
- * changed as they were before that turn (a path changed again after the last turn ended is left as
- * it is now and listed in `kept`), writes back the record the turn started from (a new revision of
+ * changed as they were before the first undone turn that changed them (a path changed again after
+ * the last turn ended, or that the workspace no longer lets be put back safely, is left as it is
+ * now and listed in `kept`), writes back the record the turn started from (a new revision of
  * it: the next turn resumes from that checkpoint, and the drivers drop what the CLI recorded after
  * it) or, for the conversation's first turn, archives the record (the next turn starts a fresh
  * session), and forgets the undone turns' snapshots. `signal` is followed until the restore
@@ -56,7 +62,8 @@ export interface RewindInit {
  * opened or leased; FeatureUnsupportedError (feature `checkpointFiles`) for a driver that cannot resume
  * from an earlier checkpoint; ErrThreadBusy while a turn holds the lease; FileCheckpointError (`turn_not_found`,
  * `diverged`, `git_missing`, `git_failed`, `inside_workspace`, `cwd_required`:
- * nothing changed; `store_failed`: the files were restored, the conversation was not);
+ * nothing changed; `store_failed`: the files were restored, the conversation was not;
+ * `history_failed`: the files and the conversation were restored, the snapshot history was not);
  * InvalidOptionError for a malformed lease or record from the store; the signal's abort reason
  * while a store call before the restore has not answered (a lease granted later is given back).
  */
