@@ -165,10 +165,14 @@ export class ShadowRepo {
       if (inTree.has(p)) writes.set(tree, [...(writes.get(tree) ?? []), p]);
       else absent.push(p);
     }
-    // The project's .gitignore files first, so the removals below can ask them what they ignore.
+    // The project's .gitignore files first, so the removals below can ask them what they ignore
+    // (one a directory still stands in the way of waits for the removals).
     const ignoreFiles = new Map<string, string[]>();
     for (const [tree, paths] of writes) {
-      const now = paths.filter((p) => path.basename(p) === ".gitignore");
+      const now: string[] = [];
+      for (const p of paths) {
+        if (path.basename(p) === ".gitignore" && ["none", "other"].includes(await this.#stand(p))) now.push(p);
+      }
       if (now.length === 0) continue;
       ignoreFiles.set(tree, now);
       writes.set(
