@@ -232,7 +232,8 @@ export class Thread {
    * earlier checkpoint (ACP agents);
    * FileCheckpointError: `turn_not_found`, `diverged` (the record moved on without checkpointed
    * turns), and those of {@link history} (nothing changed); `store_failed` (the files were
-   * restored, the checkpoint not);
+   * restored, the checkpoint not); `history_failed` (the files and the checkpoint were restored,
+   * but the undone turns stayed in the file history: a later rewind is `diverged`);
    * InvalidOptionError (subject `"thread store <method>() answer"`) for a malformed lease or record
    * from the store; `scope.signal`'s abort reason when it aborts before the restore starts, even
    * while a store call has not answered (a lease granted after that is given back).

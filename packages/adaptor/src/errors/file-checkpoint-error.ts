@@ -14,14 +14,17 @@ import { ErrFileCheckpoint } from "./sentinels.js";
  *   turn ran without `checkpointFiles`, on another host, or the thread was deleted); nothing changed.
  * - `store_failed`: the files were restored but the conversation's checkpoint could not be
  *   written back (e.g. the lease was lost); `cause` says why.
+ * - `history_failed`: the files and the conversation's checkpoint were restored, but git failed
+ *   to drop the undone turns from the thread's file history (`cause`); a later rewind of the
+ *   thread fails with `diverged`.
  */
 export type FileCheckpointFailure =
-  "git_missing" | "cwd_required" | "inside_workspace" | "git_failed" | "turn_not_found" | "diverged" | "store_failed";
+  "git_missing" | "cwd_required" | "inside_workspace" | "git_failed" | "turn_not_found" | "diverged" | "store_failed" | "history_failed";
 
 /**
  * A file checkpoint (the `checkpointFiles` option) or `thread.rewind()` failed. Matches
  * {@link ErrFileCheckpoint}. Before a turn, the turn does not start; in a rewind, nothing is
- * changed unless `reason` is `store_failed`.
+ * changed unless `reason` is `store_failed` or `history_failed`.
  */
 export class FileCheckpointError extends AdaptorError {
   static override readonly brand: symbol = Symbol.for("adaptor.error.FileCheckpointError");

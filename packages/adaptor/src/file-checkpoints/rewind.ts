@@ -18,13 +18,18 @@ export interface RewindResult {
    */
   readonly record: ThreadRecord | undefined;
   /**
-   * Workspace-relative paths put back as they were before the undone turn (written back, or
-   * removed when they did not exist then): those the undone turns changed, sorted.
+   * Workspace-relative paths put back as they were before the first undone turn that changed
+   * them (written back, or removed when they did not exist then), sorted: those the undone turns
+   * changed, except `kept`.
    */
   readonly restored: readonly string[];
   /**
-   * Workspace-relative paths the undone turns changed that were changed again after the thread's
-   * last turn ended (by the person or another program): left as they are now, sorted.
+   * Workspace-relative paths the undone turns changed that were left as they are now, sorted: one
+   * changed again after the thread's last turn ended (by the person or another program); one under
+   * a folder that is now a symbolic link or a file, or whose folder resolves outside the workspace
+   * (nothing outside it is ever written or removed); one to be written back where a directory now
+   * stands (that directory and what it holds stay); one to be removed that is now a directory or
+   * that the project's `.gitignore`, as restored, ignores.
    */
   readonly kept: readonly string[];
 }
@@ -46,8 +51,9 @@ export interface RewindInit {
 /**
  * Undoes the turn `runId` and every later one, under the thread's lease: checks the thread's
  * record is the one its last checkpointed turn committed, puts back the paths the undone turns
- * changed as they were before that turn (a path changed again after the last turn ended is left as
- * it is now and listed in `kept`), writes back the record the turn started from (a new revision of
+ * changed as they were before the first undone turn that changed them (a path changed again after
+ * the last turn ended, or that the workspace no longer lets be put back safely, is left as it is
+ * now and listed in `kept`), writes back the record the turn started from (a new revision of
  * it: the next turn resumes from that checkpoint, and the drivers drop what the CLI recorded after
  * it) or, for the conversation's first turn, archives the record (the next turn starts a fresh
  * session), and forgets the undone turns' snapshots. `signal` is followed until the restore
@@ -56,7 +62,8 @@ export interface RewindInit {
  * opened or leased; FeatureUnsupportedError (feature `checkpointFiles`) for a driver that cannot resume
  * from an earlier checkpoint; ErrThreadBusy while a turn holds the lease; FileCheckpointError (`turn_not_found`,
  * `diverged`, `git_missing`, `git_failed`, `inside_workspace`, `cwd_required`:
- * nothing changed; `store_failed`: the files were restored, the conversation was not);
+ * nothing changed; `store_failed`: the files were restored, the conversation was not;
+ * `history_failed`: the files and the conversation were restored, the snapshot history was not);
  * InvalidOptionError for a malformed lease or record from the store; the signal's abort reason
  * while a store call before the restore has not answered (a lease granted later is given back).
  */
@@ -96,7 +103,9 @@ export async function rewindThread(init: RewindInit): Promise<RewindResult> {
     const plan = await planRestore(repo, key, turns.slice(at), signal);
     // From here on the signal is no longer followed: a restore stopped halfway would leave the
     // workspace matching neither the turn's snapshot nor its current state.
-    await repo.restorePaths(key, target.tree, plan.restored);
+    const left = new Set(await repo.restorePaths(key, plan.sources));
+    const restored = plan.restored.filter((p) => !left.has(p));
+    const kept = [...new Set([...plan.kept, ...left])].sort();
     let written: ThreadRecord | undefined;
     try {
       if (before) {
@@ -123,12 +132,20 @@ export async function rewindThread(init: RewindInit): Promise<RewindResult> {
     // The turn now last is recorded again naming the record just written, so a later rewind
     // across it finds the thread's record is the one its history describes.
     const last = turns[at - 1];
-    const tip =
-      last && written
-        ? await repo.commit(key, last.tree, { ...entryOf(last), after: versionOf(written) }, turns[at - 2]?.commit)
-        : undefined;
-    await repo.truncate(key, head.commit, tip);
-    return { record: written, ...plan };
+    try {
+      const tip =
+        last && written
+          ? await repo.commit(key, last.tree, { ...entryOf(last), after: versionOf(written) }, turns[at - 2]?.commit)
+          : undefined;
+      await repo.truncate(key, head.commit, tip);
+    } catch (error) {
+      throw new FileCheckpointError(
+        "history_failed",
+        `thread ${key}: the files and the conversation's checkpoint were restored to before turn ${init.runId}, but the undone turns could not be dropped from its file history (a later rewind of this thread fails with diverged)`,
+        { cause: error },
+      );
+    }
+    return { record: written, restored, kept };
   } finally {
     await store.releaseLease(lease).catch(() => undefined);
   }
@@ -139,30 +156,37 @@ export async function rewindThread(init: RewindInit): Promise<RewindResult> {
  * leaves: every path one of the turns changed (its snapshot before against its snapshot at its
  * end), except those over the size cap and those changed since the last turn ended (its end
  * snapshot against the workspace now), which are `kept`. A turn recorded without an end snapshot
- * counts the next turn's starting snapshot (the last turn: the workspace now) as its end.
+ * counts the next turn's starting snapshot (the last turn: the workspace now) as its end. Each
+ * path is put back as the first undone turn that changed it found it (`sources`: path to that
+ * turn's starting tree), so a file the person wrote between two undone turns goes back to their text.
  */
 async function planRestore(
   repo: ShadowRepo,
   key: string,
   undone: readonly StoredTurn[],
   signal?: AbortSignal,
-): Promise<{ restored: string[]; kept: string[] }> {
+): Promise<{ restored: string[]; kept: string[]; sources: Map<string, string> }> {
   const now = await repo.snapshot(key, signal);
-  const changed = new Set<string>();
+  const changed = new Map<string, string>();
   const large = new Set(now.skipped);
   for (const [i, turn] of undone.entries()) {
     const entry = entryOf(turn);
     for (const p of [...entry.skipped, ...(entry.endSkipped ?? [])]) large.add(p);
     const end = entry.end ?? undone[i + 1]?.tree ?? now.tree;
-    for (const p of await repo.changedPaths(turn.tree, end, signal)) changed.add(p);
+    for (const p of await repo.changedPaths(turn.tree, end, signal)) if (!changed.has(p)) changed.set(p, turn.tree);
   }
   const lastEnd = entryOf(undone.at(-1)!).end ?? now.tree;
   const since = new Set(await repo.changedPaths(lastEnd, now.tree, signal));
   const restored: string[] = [];
   const kept: string[] = [];
-  for (const p of [...changed].sort()) {
+  const sources = new Map<string, string>();
+  for (const [p, tree] of [...changed].sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0))) {
     if (large.has(p)) continue;
-    (since.has(p) ? kept : restored).push(p);
+    if (since.has(p)) kept.push(p);
+    else {
+      restored.push(p);
+      sources.set(p, tree);
+    }
   }
-  return { restored, kept };
+  return { restored, kept, sources };
 }

@@ -141,18 +141,55 @@ export class ShadowRepo {
   }
 
   /**
-   * Puts exactly `paths` back as `tree` holds them: a path the tree holds is written back byte for
-   * byte with its mode, one it lacks is removed (and directories left empty by that removal with
-   * it). Every other file is left as it is.
+   * Puts each path of `sources` back as the tree it maps to holds it: a path the tree holds is
+   * written back byte for byte with its mode, one it lacks is removed (and directories left empty
+   * by that removal with it). Every other file is left as it is, and so is a path (returned, sorted)
+   * that the workspace no longer lets be put back safely: one under a folder that is now a symbolic
+   * link or a file, or whose folder resolves outside the workspace; one to be written where a
+   * directory now stands; one to be removed that is a directory now, or that the project's
+   * `.gitignore` (as written back) ignores.
    */
-  async restorePaths(key: string, tree: string, paths: readonly string[], signal?: AbortSignal): Promise<void> {
-    if (paths.length === 0) return;
-    await this.#run(["read-tree", tree], key, signal);
-    const held = new Set((await this.#run(["ls-files", "-z"], key, signal)).split("\0").filter((p) => p !== ""));
-    const absent = paths.filter((p) => !held.has(p));
+  async restorePaths(key: string, sources: ReadonlyMap<string, string>, signal?: AbortSignal): Promise<string[]> {
+    if (sources.size === 0) return [];
+    const left = new Set<string>();
+    const absent: string[] = [];
+    const writes = new Map<string, string[]>();
+    const held = new Map<string, Set<string>>();
+    for (const [p, tree] of sources) {
+      let inTree = held.get(tree);
+      if (!inTree) {
+        const out = await this.#run(["ls-tree", "-r", "-z", "--name-only", "--full-tree", tree], undefined, signal);
+        inTree = new Set(out.split("\0").filter((name) => name !== ""));
+        held.set(tree, inTree);
+      }
+      if (inTree.has(p)) writes.set(tree, [...(writes.get(tree) ?? []), p]);
+      else absent.push(p);
+    }
+    // The project's .gitignore files first, so the removals below can ask them what they ignore
+    // (one a directory still stands in the way of waits for the removals).
+    const ignoreFiles = new Map<string, string[]>();
+    for (const [tree, paths] of writes) {
+      const now: string[] = [];
+      for (const p of paths) {
+        if (path.basename(p) === ".gitignore" && ["none", "other"].includes(await this.#stand(p))) now.push(p);
+      }
+      if (now.length === 0) continue;
+      ignoreFiles.set(tree, now);
+      writes.set(
+        tree,
+        paths.filter((p) => !now.includes(p)),
+      );
+    }
+    await this.#writeBack(key, ignoreFiles, left, signal);
+    const removable: string[] = [];
+    for (const p of absent) {
+      const there = await this.#stand(p);
+      if (there === "blocked" || there === "directory") left.add(p);
+      else if (there === "other") removable.push(p);
+    }
+    for (const p of await this.#ignored(key, removable, signal)) left.add(p);
     // Deepest first, so a file that replaced a directory (or the reverse) can be written back.
-    for (const p of [...absent].sort((x, y) => y.length - x.length)) {
-      // A directory standing there now is not the file the tree lacks: it is left alone.
+    for (const p of removable.filter((r) => !left.has(r)).sort((x, y) => y.length - x.length)) {
       await rm(path.join(this.#cwd, p), { force: true }).catch(() => undefined);
       for (let dir = path.dirname(p); dir !== "." && dir !== "" && dir !== "/"; dir = path.dirname(dir)) {
         // Only a directory the removal left empty goes; rmdir fails on any other.
@@ -165,12 +202,65 @@ export class ShadowRepo {
           break;
       }
     }
-    const present = paths.filter((p) => held.has(p));
-    for (let i = 0; i < present.length; i += 500) {
-      await this.#run(["checkout-index", "--force", "--quiet", "--", ...present.slice(i, i + 500)], key, signal);
-    }
+    await this.#writeBack(key, writes, left, signal);
     // Fresh stat data, so the next snapshot need not hash every file again.
     await this.#run(["update-index", "-q", "--refresh"], key, signal, false).catch(() => undefined);
+    return [...left].sort();
+  }
+
+  /**
+   * Writes back each tree's paths as that tree holds them, except those a directory, a symbolic
+   * link or a file stands in the way of (added to `left`).
+   */
+  async #writeBack(key: string, writes: ReadonlyMap<string, readonly string[]>, left: Set<string>, signal?: AbortSignal): Promise<void> {
+    for (const [tree, paths] of writes) {
+      const safe: string[] = [];
+      for (const p of paths) {
+        const there = await this.#stand(p);
+        if (there === "blocked" || there === "directory") left.add(p);
+        else safe.push(p);
+      }
+      if (safe.length === 0) continue;
+      await this.#run(["read-tree", tree], key, signal);
+      for (let i = 0; i < safe.length; i += 500) {
+        await this.#run(["checkout-index", "--force", "--quiet", "--", ...safe.slice(i, i + 500)], key, signal);
+      }
+    }
+  }
+
+  /**
+   * What stands at workspace-relative `p` now: `blocked` when a folder above it is a symbolic
+   * link, a file or anything but a directory, or resolves outside the workspace (writing or
+   * removing there would reach another file); else `directory`, `other` (a file, a link, …) or
+   * `none`.
+   */
+  async #stand(p: string): Promise<"blocked" | "directory" | "other" | "none"> {
+    const parts = p.split("/");
+    for (let i = 1; i < parts.length; i++) {
+      const info = await lstat(path.join(this.#cwd, ...parts.slice(0, i))).catch(() => undefined);
+      if (!info) return "none";
+      if (!info.isDirectory()) return "blocked";
+    }
+    const parent = await realpath(path.dirname(path.join(this.#cwd, p))).catch(() => undefined);
+    const rel = parent === undefined ? ".." : path.relative(this.#cwd, parent);
+    if (rel.startsWith("..") || path.isAbsolute(rel)) return "blocked";
+    const info = await lstat(path.join(this.#cwd, p)).catch(() => undefined);
+    return !info ? "none" : info.isDirectory() ? "directory" : "other";
+  }
+
+  /** Those of `paths` the workspace's `.gitignore` files (as they are now) ignore. */
+  async #ignored(key: string, paths: readonly string[], signal?: AbortSignal): Promise<string[]> {
+    if (paths.length === 0) return [];
+    const out = await this.#run(["check-ignore", "--no-index", "-z", "--stdin"], key, signal, true, {
+      input: paths.join("\0") + "\0",
+      // check-ignore refuses literal pathspecs; it reads each line as one path all the same.
+      literal: false,
+    }).catch((error: unknown) => {
+      // Exit status 1: none of them is ignored.
+      if (error instanceof FileCheckpointError && (error.cause as { code?: unknown } | undefined)?.code === 1) return "";
+      throw error;
+    });
+    return out.split("\0").filter((name) => name !== "");
   }
 
   /** Lists files with `listing`, writes the excludes for those over the cap and returns them. */
@@ -190,8 +280,17 @@ export class ShadowRepo {
     return path.join(this.#gitDir, "adaptor", `${hash(key)}.exclude`);
   }
 
-  /** Runs git on the shadow repository (with `key`'s index and excludes when given); resolves stdout. */
-  #run(args: string[], key: string | undefined, signal?: AbortSignal, withTree = true): Promise<string> {
+  /**
+   * Runs git on the shadow repository (with `key`'s index and excludes when given), `extra.input`
+   * on its stdin, pathspecs literal unless `extra.literal` is false; resolves stdout.
+   */
+  #run(
+    args: string[],
+    key: string | undefined,
+    signal?: AbortSignal,
+    withTree = true,
+    extra: { input?: string; literal?: boolean } = {},
+  ): Promise<string> {
     const env: Record<string, string> = {};
     for (const [name, value] of Object.entries(process.env)) {
       if (value !== undefined && !name.startsWith("GIT_")) env[name] = value;
@@ -199,7 +298,7 @@ export class ShadowRepo {
     Object.assign(env, {
       GIT_CONFIG_NOSYSTEM: "1",
       GIT_CONFIG_GLOBAL: "/dev/null",
-      GIT_LITERAL_PATHSPECS: "1",
+      ...(extra.literal !== false ? { GIT_LITERAL_PATHSPECS: "1" } : {}),
       GIT_AUTHOR_NAME: "adaptor",
       GIT_AUTHOR_EMAIL: "adaptor@localhost",
       GIT_COMMITTER_NAME: "adaptor",
@@ -222,7 +321,7 @@ export class ShadowRepo {
         ]
       : args;
     return new Promise((resolve, reject) => {
-      execFile(
+      const child = execFile(
         this.#git,
         full,
         { cwd: this.#cwd, env, maxBuffer: 256 * 1024 * 1024, encoding: "utf8", ...(signal ? { signal } : {}) },
@@ -241,6 +340,8 @@ export class ShadowRepo {
           );
         },
       );
+      child.stdin?.on("error", () => undefined);
+      child.stdin?.end(extra.input ?? "");
     });
   }
 }
