@@ -1,9 +1,11 @@
-import { existsSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { closeSync, constants, existsSync, openSync, writeSync } from "node:fs";
 import { join } from "node:path";
+import { BasicTracerProvider, type SpanProcessor } from "@opentelemetry/sdk-trace-base";
 import { afterEach, describe, expect, it } from "vitest";
 import { MemoryThreadStore } from "@adaptor/threadstore";
 import { whenToolResult, whenUserSays, type ScriptRule } from "@adaptor/testkit";
-import { Agent, RunError, findError, type Thread } from "adaptor";
+import { Agent, RunError, findError, type AgentOptions, type Thread } from "adaptor";
 import { claude } from "@adaptor/claude";
 import { harness, type Harness } from "./support.js";
 
@@ -22,14 +24,34 @@ afterEach(async () => {
 let dir = "";
 const write = (name: string, content: string) => () => ({ toolUse: { name: "Write", input: { file_path: join(dir, name), content } } });
 
-async function setUp(rules: ScriptRule[]): Promise<Agent> {
+async function setUp(rules: ScriptRule[], options: AgentOptions = {}): Promise<Agent> {
   h = await harness(rules);
   dir = h.env.workDir;
   agent = new Agent(claude({ cwd: h.env.workDir, env: h.env.env, inheritEnv: false, model: "claude-sonnet-4-5" }), {
     threadStore: new MemoryThreadStore(),
     policy: { approvals: { permission: "auto_approve" } },
+    ...options,
   });
   return agent;
+}
+
+/**
+ * A span processor that blocks the host's event loop as the `nth` tool-call span starts, until
+ * `done()` holds (checked every 50 ms, for at most 5 s: a CLI that runs the call unasked does so at
+ * once, one that waits on the host never does).
+ */
+function holdAtToolCall(nth: number, done: () => boolean): SpanProcessor {
+  let seen = 0;
+  const clock = new Int32Array(new SharedArrayBuffer(4));
+  return {
+    onStart(span) {
+      if (span.name !== "adaptor.tool_call" || ++seen !== nth) return;
+      for (let waited = 0; waited < 5000 && !done(); waited += 50) Atomics.wait(clock, 0, 0, 50);
+    },
+    onEnd: () => undefined,
+    forceFlush: async () => undefined,
+    shutdown: async () => undefined,
+  };
 }
 
 function budgetError(error: unknown): RunError {
@@ -63,6 +85,46 @@ describe("run budgets (real binary)", { timeout: 180_000 }, () => {
     expect(err.result.text).toContain("writing the first file.");
     expect(existsSync(join(dir, "first.txt"))).toBe(true);
     expect(existsSync(join(dir, "second.txt"))).toBe(false);
+  });
+
+  it("maxToolCalls under auto_approve: a command the CLI runs unasked never runs over the limit, however late the host reads the call, and no further model request goes out (a thread's process parked without the limit is not reused)", async () => {
+    // `cat` of a file in the working directory is a read the CLI runs without asking; the file is a
+    // FIFO, so the test sees whether the command ran: a writer opens it only while `cat` reads it.
+    const fifo = (): string => join(dir, "witness");
+    let ran = false;
+    const reading = (): boolean => {
+      try {
+        const fd = openSync(fifo(), constants.O_WRONLY | constants.O_NONBLOCK);
+        writeSync(fd, "two\n");
+        closeSync(fd);
+        return (ran = true);
+      } catch {
+        return false; // ENXIO: no reader
+      }
+    };
+    // A host busy when the over-limit call is reported: its tracer holds the event loop at that
+    // call's span until the command runs (a CLI that does not wait on the SDK runs it meanwhile).
+    const provider = new BasicTracerProvider({ spanProcessors: [holdAtToolCall(2, reading)] });
+    const a = await setUp(
+      [
+        { when: whenUserSays("just answer"), reply: { text: "answered" } },
+        { when: whenUserSays("echo then cat"), reply: { toolUse: { name: "Bash", input: { command: "echo one" } } } },
+        { when: whenToolResult("Bash", /^one$/), reply: () => ({ toolUse: { name: "Bash", input: { command: `cat ${fifo()}` } } }) },
+        { when: whenToolResult("Bash"), reply: { text: "read it" } },
+      ],
+      { telemetry: { tracer: provider.getTracer("adaptor") } },
+    );
+    execFileSync("mkfifo", [fifo()]);
+    // The thread's first turn, with a budget but no tool-call limit, parks its process.
+    const thread = a.thread("budgeted");
+    expect((await thread.run("just answer", { budget: { maxTurns: 5 } })).text).toBe("answered");
+    const err = budgetError(await thread.run("echo then cat", { budget: { maxTurns: 5, maxToolCalls: 1 } }).catch((e: unknown) => e));
+    expect(err.details).toMatchObject({ budget: "maxToolCalls", limit: 1, used: 2 });
+    // The run returns once the CLI has exited: nothing it could still do is left.
+    expect(ran || reading()).toBe(false);
+    // The only model request after a tool ran carries the first call's result.
+    expect(h!.server.requests.flatMap((r) => (r.view.lastToolResult ? [r.view.lastToolResult.content] : []))).toEqual(["one"]);
+    expect(err.result.numTurns).toBe(2);
   });
 
   it("maxTurns: a run that needs a second model response ends before it with the streamed text; a thread's later turn gets the whole budget again", async () => {

@@ -31,6 +31,11 @@ export interface Launch {
   /** Under `ask` / `auto_deny`: the every-tool hook guards against allow rules (see `PolicyLaunch.guardAllowRules`). */
   readonly guardAllowRules?: boolean;
   /**
+   * The run has `budget.maxToolCalls`: the every-tool hook holds each call until the driver has
+   * reported it (the SDK counts it then), and a call that arrives after the run was stopped never runs.
+   */
+  readonly holdToolCalls?: boolean;
+  /**
    * Set for a turn started in plan mode (`--permission-mode plan`): the mode the policy launched
    * in, which an approved `ExitPlanMode` returns the CLI to (see `planModeArgs`).
    */
@@ -128,6 +133,7 @@ export async function prepareLaunch(config: ClaudeConfig, request: DriverRequest
     ...(request.mcpServers ? { mcpServers: request.mcpServers } : {}),
     ...(policy.askableTools ? { askableTools: policy.askableTools } : {}),
     ...(policy.guardAllowRules ? { guardAllowRules: true } : {}),
+    ...(request.budget?.maxToolCalls !== undefined ? { holdToolCalls: true } : {}),
     ...(plan ? { modeAfterPlan: plan.modeAfterPlan } : {}),
     async cleanup() {
       const dir = privateDir;

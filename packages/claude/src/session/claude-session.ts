@@ -225,6 +225,7 @@ export class ClaudeSession implements PooledProcess {
     // Under ask / auto_deny the hook also guards every process against settings files' allow rules.
     this.#askHook = askForEveryTool || launch.guardAllowRules === true;
     this.#askReadTools = askForEveryTool;
+    this.#holdHook = launch.holdToolCalls === true;
     this.#planning = launch.modeAfterPlan !== undefined;
     this.#hooks = hooks;
     this.#hookMatchers = hookMatchers;
@@ -242,6 +243,12 @@ export class ClaudeSession implements PooledProcess {
 
   /** Register the every-tool `PreToolUse` hook with the process's `initialize` request (`askForEveryTool`, or an ask / auto_deny run). */
   readonly #askHook: boolean;
+  /**
+   * Register the every-tool `PreToolUse` hook for a tool-call budget (`Launch.holdToolCalls`): the
+   * CLI runs no call before the driver answered it, by which time the call's `tool-call` start was
+   * reported (it comes first on stdout); a call reported to a run already stopped is never answered.
+   */
+  readonly #holdHook: boolean;
   /**
    * The hook asks about the read tools too (`askForEveryTool`); else it leaves them to the CLI's
    * defaults, but for a call a deny rule of the run names (`DriverSink.ruleDenies`), which it asks about.
@@ -292,7 +299,7 @@ export class ClaudeSession implements PooledProcess {
 
   #initializeRequest(requestId: string): Record<string, unknown> {
     this.#initializeSent = true;
-    return initializeRequest(requestId, this.#askHook, hookRegistrations(this.#hooks, this.#hookMatchers));
+    return initializeRequest(requestId, this.#askHook || this.#holdHook, hookRegistrations(this.#hooks, this.#hookMatchers));
   }
 
   /** OS process id of the CLI. */
@@ -587,7 +594,7 @@ export class ClaudeSession implements PooledProcess {
           continue;
         }
         trackBackgroundTask(this.#backgroundTasks, message);
-        if (message.type === "control_request") this.#onControlRequest(sink, message, turn);
+        if (message.type === "control_request") this.#onControlRequest(sink, message, turn, signal);
         else {
           if (message.type === "stream_event") deltaLines.learn(text, message); // the next delta of this shape skips the parse
           if (turn.accept(message, line.text)) {
@@ -919,11 +926,19 @@ export class ClaudeSession implements PooledProcess {
     return PLAN_MODE_ASKABLE.includes(tool) || READ_ONLY_TOOLS.includes(tool);
   }
 
-  #onControlRequest(sink: DriverSink, message: Record<string, unknown>, turn: StreamJsonTurn): void {
+  #onControlRequest(sink: DriverSink, message: Record<string, unknown>, turn: StreamJsonTurn, signal: AbortSignal): void {
     const proc = this.proc;
     const requestId = String(message.request_id);
     const request = message.request as { subtype?: string; callback_id?: unknown; input?: { tool_name?: unknown } } | undefined;
     if (request?.subtype === "hook_callback" && request.callback_id === ASK_EVERY_TOOL_HOOK) {
+      // The run was stopped (a tool-call budget at this very call, a cancel): the call waits
+      // unanswered until the CLI's interrupt or its end, so it never runs and nothing follows it.
+      if (signal.aborted) return;
+      // Registered for a tool-call budget alone: the call, now reported, is the CLI's to decide.
+      if (!this.#askHook) {
+        proc.writeJson(preToolUseAnswer(requestId, false)).catch(() => undefined);
+        return;
+      }
       const tool = typeof request.input?.tool_name === "string" ? request.input.tool_name : "";
       const trusted = this.#trustedPrefixes.some((prefix) => tool.startsWith(prefix));
       // Under read_only only the read tools are asked about; the rest is the CLI's dontAsk denial.

@@ -16,8 +16,13 @@ export function claudeLaunchSignature(config: ClaudeConfig, request: DriverReque
     // Skills are staged into a new folder every run: compare names and contents, not paths.
     extra: {
       skills: skillsDigest(request.skills),
-      // --max-turns and --max-budget-usd are launch flags.
-      budget: request.budget && { maxTurns: request.budget.maxTurns, maxCostUsd: request.budget.maxCostUsd },
+      // --max-turns and --max-budget-usd are launch flags; a tool-call limit registers the every-tool
+      // hook with the process's initialize request.
+      budget: request.budget && {
+        maxTurns: request.budget.maxTurns,
+        maxCostUsd: request.budget.maxCostUsd,
+        holdToolCalls: request.budget.maxToolCalls !== undefined,
+      },
       // Hooks are registered by the process's initialize request.
       hooks: request.hooks?.length ? [...request.hooks].sort() : undefined,
       hookMatchers: request.hookMatchers,
