@@ -58,6 +58,7 @@ describe("host-tool server: a token authorizes only its own run's calls", () => 
       // Run A: its agent reports and makes its own call; its shell also calls with B's token.
       const own = await mcpClient(hostEntry(request));
       sink.emit({ type: "tool-call", phase: "start", id: "toolu_a", name: "mcp__adaptor__whoami" });
+      sink.emit({ type: "tool-call", phase: "end", id: "toolu_a", name: "mcp__adaptor__whoami", input: {} });
       replies["own"] = textOf(await own.callTool({ name: "whoami", arguments: {}, _meta: { "claudecode/toolUseId": "toolu_a" } }));
       replies["replayed"] = textOf(await own.callTool({ name: "whoami", arguments: {}, _meta: { "claudecode/toolUseId": "toolu_a" } }));
       await own.close();
@@ -99,6 +100,54 @@ describe("host-tool server: a token authorizes only its own run's calls", () => 
       body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "whoami", arguments: {} } }),
     });
     expect(afterB.status).toBe(401);
+  });
+});
+
+describe("host-tool server: a driver whose CLI sends call ids", () => {
+  it("a request without an id is refused at once, even while the agent's call of that tool is still streaming its input; the CLI's own call then runs", async () => {
+    const ran: unknown[] = [];
+    const transfer = defineTool({
+      name: "transfer",
+      description: "Move money",
+      input: { type: "object" },
+      handler: (input) => {
+        ran.push(input);
+        return "moved";
+      },
+    });
+    const replies: Record<string, string> = {};
+    const driver = capabilityDriver({ mcp: { transports: ["http"], callIds: true } }, async (request, sink) => {
+      const intruder = await mcpClient(hostEntry(request));
+      // As Claude Code reports a call: its name first, its input fragments, then the complete input.
+      sink.emit({ type: "tool-call", phase: "start", id: "toolu_1", name: "mcp__adaptor__transfer" });
+      sink.emit({ type: "tool-call", phase: "args", id: "toolu_1", name: "mcp__adaptor__transfer", argsDelta: '{"to":' });
+      replies["without id"] = textOf(await intruder.callTool({ name: "transfer", arguments: { to: "mallory" } }));
+      const underId = intruder.callTool({ name: "transfer", arguments: { to: "mallory" }, _meta: { "claudecode/toolUseId": "toolu_1" } });
+      sink.emit({ type: "tool-call", phase: "end", id: "toolu_1", name: "mcp__adaptor__transfer", input: { to: "bob" } });
+      replies["other arguments under the id"] = textOf(await underId);
+      await intruder.close();
+      const own = await mcpClient(hostEntry(request));
+      replies["own"] = textOf(
+        await own.callTool({ name: "transfer", arguments: { to: "bob" }, _meta: { "claudecode/toolUseId": "toolu_1" } }),
+      );
+      await own.close();
+      return { text: "done" };
+    });
+    await using agent = new Agent(driver, { tools: [transfer] });
+    const stream = agent.stream("go");
+    const events: AgentEvent[] = [];
+    for await (const event of stream) events.push(event);
+    await stream.result();
+    expect(ran).toEqual([{ to: "bob" }]);
+    expect(replies).toEqual({
+      "without id": "permission_denied: this call was not made by the agent of this run",
+      "other arguments under the id": "permission_denied: this call was not made by the agent of this run",
+      own: "moved",
+    });
+    expect(events.flatMap((e) => (e.type === "notice" && e.kind === "host-tool.refused" ? [e.data] : []))).toEqual([
+      { tool: "transfer" },
+      { tool: "transfer", toolCallId: "toolu_1" },
+    ]);
   });
 });
 

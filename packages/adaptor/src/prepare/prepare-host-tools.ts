@@ -27,11 +27,13 @@ interface HostCall {
  * The server is the gate: the token cannot be hidden from a process of the same OS user (the
  * CLI's argv names its MCP config; its environment is readable), so a request carrying it proves
  * nothing. A request runs only when it is a call the run's agent made: the id the CLI sent is a
- * `tool-call` the run reported for this tool (waited for at most `REPORT_WAIT_MS`), else (a CLI
- * that sends no id) `HostCallIds` claims a reported call of this tool with these arguments (at most
- * `CLAIM_WAIT_MS`); each reported call once. Any other request gets
+ * `tool-call` the run reported for this tool with these arguments as its input (waited for at most
+ * `REPORT_WAIT_MS`), else (a driver whose CLI sends no ids, `capabilities.mcp.callIds` not set)
+ * `HostCallIds` claims a reported call of this tool with these arguments (at most
+ * `CLAIM_WAIT_MS`); each reported call once. A request without an id on a driver whose CLI sends
+ * them is refused at once. Any other request gets
  * `permission_denied: this call was not made by the agent of this run` and a `host-tool.refused`
- * notice; no hook, approval or handler sees it.
+ * notice (the first `MAX_REFUSED_NOTICES` of a run); no hook, approval or handler sees it.
  *
  * A call of the agent then passes the run's `beforeToolCall` hooks (every driver; the CLI's own
  * hook path leaves host tools to this gate, so each call is asked once): a deny is what the model
@@ -89,6 +91,8 @@ export async function prepareHostTools(prep: Preparation): Promise<void> {
 
   const calls: HostCall[] = [];
   const denials: PermissionDenial[] = [];
+  const sendsCallIds = capabilities.mcp.callIds === true;
+  let refusals = 0;
   const grant = await binding.open(
     {
       tools: [...byName.values()].map(toSpec),
@@ -96,22 +100,27 @@ export async function prepareHostTools(prep: Preparation): Promise<void> {
         const tool = byName.get(call.name);
         if (!tool) return { text: `unknown_tool: no tool named ${JSON.stringify(call.name)}`, isError: true };
         // Only a call the run's agent made runs: the id the CLI sent must be a reported call of this
-        // tool (its event waited for, so the call's approval, notices and result follow it), else a
-        // reported call of this tool with these arguments is claimed; each once. Anything else is a
-        // request from a process that read the run's token, which no hook or approval ever saw.
+        // tool with these arguments (its event waited for, so the call's approval, notices and result
+        // follow it), else (a CLI that sends no ids) a reported call of this tool with these arguments
+        // is claimed; each once. A request without an id where the CLI always sends one, and anything
+        // else, is from a process that read the run's token, which no hook or approval ever saw.
         const matched =
           call.toolCallId !== undefined
-            ? (await binding.callIds.reported(call.toolCallId, tool.name, call.signal))
+            ? (await binding.callIds.reported(call.toolCallId, tool.name, call.arguments, call.signal))
               ? call.toolCallId
               : undefined
-            : await binding.callIds.claim(tool.name, call.arguments, call.signal);
+            : sendsCallIds
+              ? undefined
+              : await binding.callIds.claim(tool.name, call.arguments, call.signal);
         if (matched === undefined) {
-          binding.queue.push({
-            type: "notice",
-            kind: "host-tool.refused",
-            message: `a call of host tool ${tool.name} that the agent did not make was refused`,
-            data: { tool: tool.name, ...(call.toolCallId !== undefined ? { toolCallId: call.toolCallId } : {}) },
-          });
+          if (refusals++ < MAX_REFUSED_NOTICES) {
+            binding.queue.push({
+              type: "notice",
+              kind: "host-tool.refused",
+              message: `a call of host tool ${tool.name} that the agent did not make was refused`,
+              data: { tool: tool.name, ...(call.toolCallId !== undefined ? { toolCallId: call.toolCallId } : {}) },
+            });
+          }
           return { text: UNMADE_TEXT, isError: true };
         }
         const toolCallId = matched;
@@ -197,6 +206,9 @@ export async function prepareHostTools(prep: Preparation): Promise<void> {
   prep.request = { ...prep.request, mcpServers: [...declared, entry] };
   prep.onResponse((response) => withHostDenials(withHostFailures(response, calls), denials));
 }
+
+/** `host-tool.refused` notices a run emits at most; further refusals are answered without one. */
+const MAX_REFUSED_NOTICES = 32;
 
 /** What the model reads for a request that is no call the run's agent made. */
 const UNMADE_TEXT = "permission_denied: this call was not made by the agent of this run";
