@@ -35,8 +35,9 @@ interface HostCall {
  * `permission_denied: this call was not made by the agent of this run` and a `host-tool.refused`
  * notice (the first `MAX_REFUSED_NOTICES` of a run); no hook, approval or handler sees it.
  *
- * A call of the agent then passes the run's `beforeToolCall` hooks (every driver; the CLI's own
- * hook path leaves host tools to this gate, so each call is asked once): a deny is what the model
+ * A call of the agent then passes the run's `beforeToolCall` hooks (a driver that takes the hook,
+ * Claude Code, whose own hook path leaves host tools to this gate, so each call is asked once; the
+ * others refuse it before launch): a deny is what the model
  * reads, an `updatedInput` replaces the arguments, an `additionalContext` follows the tool's own text
  * in what the model reads. Then the run's permission gate: unless the tool
  * says `needsApproval: false`, an `ask` / `auto_approve` / `auto_deny` permission mode decides it
@@ -145,7 +146,7 @@ export async function prepareHostTools(prep: Preparation): Promise<void> {
             ...(data !== undefined ? { data: { ...data, toolCallId, tool: tool.name } } : { data: { toolCallId, tool: tool.name } }),
           });
         };
-        // The run's beforeToolCall hooks, here for every driver: the CLI's own hook path leaves host tools to this gate.
+        // The run's beforeToolCall hooks, asked here: the CLI's own hook path leaves host tools to this gate.
         let args = call.arguments;
         const hooked = await askHooks(prep, {
           point: "beforeToolCall",
