@@ -149,6 +149,27 @@ describe("host-tool server: a driver whose CLI sends call ids", () => {
       { tool: "transfer", toolCallId: "toolu_1" },
     ]);
   });
+
+  it("a flood of refused requests adds at most 32 host-tool.refused notices to the run", async () => {
+    const ran: unknown[] = [];
+    const lookup = defineTool({ name: "lookup", description: "Find", input: { type: "object" }, handler: (input) => void ran.push(input) });
+    const refused: string[] = [];
+    const driver = capabilityDriver({ mcp: { transports: ["http"], callIds: true } }, async (request) => {
+      const intruder = await mcpClient(hostEntry(request));
+      for (let i = 0; i < 40; i++) refused.push(textOf(await intruder.callTool({ name: "lookup", arguments: { i } })));
+      await intruder.close();
+      return { text: "done" };
+    });
+    await using agent = new Agent(driver, { tools: [lookup] });
+    const stream = agent.stream("go");
+    const events: AgentEvent[] = [];
+    for await (const event of stream) events.push(event);
+    await stream.result();
+    expect(ran).toEqual([]);
+    expect(new Set(refused)).toEqual(new Set(["permission_denied: this call was not made by the agent of this run"]));
+    expect(refused).toHaveLength(40);
+    expect(events.filter((e) => e.type === "notice" && e.kind === "host-tool.refused")).toHaveLength(32);
+  });
 });
 
 describe("host-tool server: beforeToolCall is asked there, once per call, on any driver", () => {
@@ -179,12 +200,12 @@ describe("host-tool server: beforeToolCall is asked there, once per call, on any
         textOf(await client.callTool({ name: "transfer", arguments: { amount }, _meta: { "claudecode/toolUseId": "toolu_1" } })),
       );
       await client.close();
-      return { text: "done" };
+      return { text: "done", permissionDenials: [] };
     });
     return { ...base, descriptor: { ...base.descriptor, capabilities: { ...base.descriptor.capabilities, hooks: ["beforeToolCall"] } } };
   }
 
-  it("a deny keeps the handler from running, even though the agent's own hook path was answered empty; the hook is called once", async () => {
+  it("a deny keeps the handler from running and is listed in permissionDenials, even though the agent's own hook path was answered empty; the hook is called once", async () => {
     const ran: number[] = [];
     const replies: string[] = [];
     const saw: ToolCallHookInput[] = [];
@@ -205,9 +226,10 @@ describe("host-tool server: beforeToolCall is asked there, once per call, on any
     const stream = agent.stream("go");
     const events: AgentEvent[] = [];
     for await (const event of stream) events.push(event);
-    await stream.result();
+    const result = await stream.result();
     expect(ran).toEqual([]);
     expect(replies).toEqual(["cli hook: {}", "transfer is never allowed"]);
+    expect(result.permissionDenials).toEqual([{ toolName: "transfer", toolCallId: "toolu_1", input: { amount: 1000 } }]);
     expect(saw).toEqual([
       { toolCallId: "toolu_1", toolName: "transfer", agentToolName: "mcp__adaptor__transfer", input: { amount: 1000 } },
     ]);

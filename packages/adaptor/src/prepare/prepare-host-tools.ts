@@ -156,6 +156,7 @@ export async function prepareHostTools(prep: Preparation): Promise<void> {
           input: args === undefined || args === null ? {} : args,
         });
         if (hooked.deny !== undefined) {
+          denials.push({ toolName: tool.name, toolCallId, input: args === undefined || args === null ? {} : args });
           result(hooked.deny, true);
           return { text: hooked.deny, isError: true };
         }
@@ -307,7 +308,7 @@ function describeError(error: unknown): string {
 }
 
 /**
- * Adds the calls the run's permission gate refused to the driver's `permissionDenials`, once each
+ * Adds the calls the run's `beforeToolCall` hooks or permission gate refused to the driver's `permissionDenials`, once each
  * (a call the CLI already lists is not added again), each under the name the transcript's
  * `tool-call` item gives it (as the model saw it, e.g. `mcp__adaptor__lookup`), in the order of
  * the transcript's tool calls. A driver that reports no denials (`undefined`) is left so.
