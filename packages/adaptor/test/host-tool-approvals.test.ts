@@ -64,8 +64,9 @@ async function callHostTool(
   const driver = capabilityDriver(CAPS, async (request: DriverRequest, sink) => {
     const client = await connect(request);
     for (const [index, args] of calls.entries()) {
-      // As a CLI does: the call is reported before the tool is called.
+      // As a CLI does: the call and its input are reported before the tool is called.
       sink.emit({ type: "tool-call", phase: "start", id: `toolu_${index}`, name: "mcp__adaptor__lookup" });
+      sink.emit({ type: "tool-call", phase: "end", id: `toolu_${index}`, name: "mcp__adaptor__lookup", input: args });
       const reply = (await client.callTool({
         name: "lookup",
         arguments: args as Record<string, unknown>,
@@ -188,6 +189,7 @@ describe("host tools follow the run's permission mode", () => {
     const driver = capabilityDriver(CAPS, async (request: DriverRequest, sink) => {
       const client = await connect(request);
       sink.emit({ type: "tool-call", phase: "start", id: "toolu_1", name: "mcp__adaptor__lookup" });
+      sink.emit({ type: "tool-call", phase: "end", id: "toolu_1", name: "mcp__adaptor__lookup", input: { id: "o-1" } });
       await client
         .callTool({ name: "lookup", arguments: { id: "o-1" }, _meta: { "claudecode/toolUseId": "toolu_1" } })
         .catch(() => undefined);

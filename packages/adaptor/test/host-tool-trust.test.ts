@@ -58,6 +58,7 @@ describe("host-tool server: a token authorizes only its own run's calls", () => 
       // Run A: its agent reports and makes its own call; its shell also calls with B's token.
       const own = await mcpClient(hostEntry(request));
       sink.emit({ type: "tool-call", phase: "start", id: "toolu_a", name: "mcp__adaptor__whoami" });
+      sink.emit({ type: "tool-call", phase: "end", id: "toolu_a", name: "mcp__adaptor__whoami", input: {} });
       replies["own"] = textOf(await own.callTool({ name: "whoami", arguments: {}, _meta: { "claudecode/toolUseId": "toolu_a" } }));
       replies["replayed"] = textOf(await own.callTool({ name: "whoami", arguments: {}, _meta: { "claudecode/toolUseId": "toolu_a" } }));
       await own.close();
@@ -102,6 +103,75 @@ describe("host-tool server: a token authorizes only its own run's calls", () => 
   });
 });
 
+describe("host-tool server: a driver whose CLI sends call ids", () => {
+  it("a request without an id is refused at once, even while the agent's call of that tool is still streaming its input; the CLI's own call then runs", async () => {
+    const ran: unknown[] = [];
+    const transfer = defineTool({
+      name: "transfer",
+      description: "Move money",
+      input: { type: "object" },
+      handler: (input) => {
+        ran.push(input);
+        return "moved";
+      },
+    });
+    const replies: Record<string, string> = {};
+    const driver = capabilityDriver({ mcp: { transports: ["http"], callIds: true } }, async (request, sink) => {
+      const intruder = await mcpClient(hostEntry(request));
+      // As Claude Code reports a call: its name first, its input fragments, then the complete input.
+      sink.emit({ type: "tool-call", phase: "start", id: "toolu_1", name: "mcp__adaptor__transfer" });
+      sink.emit({ type: "tool-call", phase: "args", id: "toolu_1", name: "mcp__adaptor__transfer", argsDelta: '{"to":' });
+      replies["without id"] = textOf(await intruder.callTool({ name: "transfer", arguments: { to: "mallory" } }));
+      const underId = intruder.callTool({ name: "transfer", arguments: { to: "mallory" }, _meta: { "claudecode/toolUseId": "toolu_1" } });
+      sink.emit({ type: "tool-call", phase: "end", id: "toolu_1", name: "mcp__adaptor__transfer", input: { to: "bob" } });
+      replies["other arguments under the id"] = textOf(await underId);
+      await intruder.close();
+      const own = await mcpClient(hostEntry(request));
+      replies["own"] = textOf(
+        await own.callTool({ name: "transfer", arguments: { to: "bob" }, _meta: { "claudecode/toolUseId": "toolu_1" } }),
+      );
+      await own.close();
+      return { text: "done" };
+    });
+    await using agent = new Agent(driver, { tools: [transfer] });
+    const stream = agent.stream("go");
+    const events: AgentEvent[] = [];
+    for await (const event of stream) events.push(event);
+    await stream.result();
+    expect(ran).toEqual([{ to: "bob" }]);
+    expect(replies).toEqual({
+      "without id": "permission_denied: this call was not made by the agent of this run",
+      "other arguments under the id": "permission_denied: this call was not made by the agent of this run",
+      own: "moved",
+    });
+    expect(events.flatMap((e) => (e.type === "notice" && e.kind === "host-tool.refused" ? [e.data] : []))).toEqual([
+      { tool: "transfer" },
+      { tool: "transfer", toolCallId: "toolu_1" },
+    ]);
+  });
+
+  it("a flood of refused requests adds at most 32 host-tool.refused notices to the run", async () => {
+    const ran: unknown[] = [];
+    const lookup = defineTool({ name: "lookup", description: "Find", input: { type: "object" }, handler: (input) => void ran.push(input) });
+    const refused: string[] = [];
+    const driver = capabilityDriver({ mcp: { transports: ["http"], callIds: true } }, async (request) => {
+      const intruder = await mcpClient(hostEntry(request));
+      for (let i = 0; i < 40; i++) refused.push(textOf(await intruder.callTool({ name: "lookup", arguments: { i } })));
+      await intruder.close();
+      return { text: "done" };
+    });
+    await using agent = new Agent(driver, { tools: [lookup] });
+    const stream = agent.stream("go");
+    const events: AgentEvent[] = [];
+    for await (const event of stream) events.push(event);
+    await stream.result();
+    expect(ran).toEqual([]);
+    expect(new Set(refused)).toEqual(new Set(["permission_denied: this call was not made by the agent of this run"]));
+    expect(refused).toHaveLength(40);
+    expect(events.filter((e) => e.type === "notice" && e.kind === "host-tool.refused")).toHaveLength(32);
+  });
+});
+
 describe("host-tool server: beforeToolCall is asked there, once per call, on any driver", () => {
   const transfer = (ran: number[]) =>
     defineTool({
@@ -130,12 +200,12 @@ describe("host-tool server: beforeToolCall is asked there, once per call, on any
         textOf(await client.callTool({ name: "transfer", arguments: { amount }, _meta: { "claudecode/toolUseId": "toolu_1" } })),
       );
       await client.close();
-      return { text: "done" };
+      return { text: "done", permissionDenials: [] };
     });
     return { ...base, descriptor: { ...base.descriptor, capabilities: { ...base.descriptor.capabilities, hooks: ["beforeToolCall"] } } };
   }
 
-  it("a deny keeps the handler from running, even though the agent's own hook path was answered empty; the hook is called once", async () => {
+  it("a deny keeps the handler from running and is listed in permissionDenials, even though the agent's own hook path was answered empty; the hook is called once", async () => {
     const ran: number[] = [];
     const replies: string[] = [];
     const saw: ToolCallHookInput[] = [];
@@ -156,9 +226,10 @@ describe("host-tool server: beforeToolCall is asked there, once per call, on any
     const stream = agent.stream("go");
     const events: AgentEvent[] = [];
     for await (const event of stream) events.push(event);
-    await stream.result();
+    const result = await stream.result();
     expect(ran).toEqual([]);
     expect(replies).toEqual(["cli hook: {}", "transfer is never allowed"]);
+    expect(result.permissionDenials).toEqual([{ toolName: "transfer", toolCallId: "toolu_1", input: { amount: 1000 } }]);
     expect(saw).toEqual([
       { toolCallId: "toolu_1", toolName: "transfer", agentToolName: "mcp__adaptor__transfer", input: { amount: 1000 } },
     ]);

@@ -100,6 +100,7 @@ describe("host tools through the Agent", () => {
       ]);
       // As a CLI does: the call is reported, the tool called, then the CLI reports the result.
       sink.emit({ type: "tool-call", phase: "start", id: "toolu_7", name: "mcp__adaptor__lookup_order" });
+      sink.emit({ type: "tool-call", phase: "end", id: "toolu_7", name: "mcp__adaptor__lookup_order", input: { id: "o1" } });
       const ok = await client.callTool({ name: "lookup_order", arguments: { id: "o1" }, _meta: { "claudecode/toolUseId": "toolu_7" } });
       sink.emit({ type: "tool-result", id: "toolu_7", name: "mcp__adaptor__lookup_order", output: "cli view", isError: false });
       // A CLI that sends no call id (Gemini CLI, codex-acp): each call matches its reported event by its arguments.
@@ -174,6 +175,7 @@ describe("host tools through the Agent", () => {
     const driver = capabilityDriver(HTTP_MCP, async (request, sink) => {
       const client = await mcpClient(hostEntry(request));
       sink.emit({ type: "tool-call", phase: "start", id: "toolu_9", name: "mcp__adaptor__long_job" });
+      sink.emit({ type: "tool-call", phase: "end", id: "toolu_9", name: "mcp__adaptor__long_job", input: {} });
       await client.callTool({ name: "long_job", arguments: {}, _meta: { "claudecode/toolUseId": "toolu_9" } });
       await client.close();
       return { text: "done", transcript: [], raw: { stdout: "", stderr: "" } };

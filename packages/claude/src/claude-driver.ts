@@ -78,7 +78,9 @@ export const CLAUDE_DESCRIPTOR: DriverDescriptor = deepFreeze<DriverDescriptor>(
     // final text (test/structured-output.test.ts).
     structuredOutput: { native: true, prompt: true },
     skills: true,
-    mcp: { transports: ["stdio", "http"] },
+    // callIds: every tools/call carries `_meta["claudecode/toolUseId"]`, the call's reported id
+    // (test/claude/host-tool-trust.test.ts).
+    mcp: { transports: ["stdio", "http"], callIds: true },
     policy: { sandbox: ["read_only", "unrestricted"], webSearch: ["deny"], browser: [], activeExecutionTimeout: false },
     approvals: {
       permission: ["inherit", "ask", "auto_approve", "auto_deny"],

@@ -22,7 +22,8 @@ export const CODEX_DESCRIPTOR: DriverDescriptor = deepFreeze<DriverDescriptor>({
     // Staged per process and announced with `skills/extraRoots/set` (test/codex/codex-skills.test.ts).
     skills: true,
     // `mcp_servers` in the thread's config (test/codex/mcp-servers.test.ts); codex speaks no SSE.
-    mcp: { transports: ["stdio", "http"] },
+    // callIds: every tools/call carries `_meta.callId`, its mcpToolCall item's id (test/codex/host-tool-event-order.test.ts).
+    mcp: { transports: ["stdio", "http"], callIds: true },
     policy: {
       sandbox: ["read_only", "workspace_write", "unrestricted"],
       webSearch: ["allow", "deny"],

@@ -172,8 +172,8 @@ export class HookRunner {
   }
 
   /**
-   * The `beforeToolCall` verdict for a host-tool call that reached the SDK's host-tool server, on
-   * any driver: every matcher group whose matcher names `ask.toolName` (the name the agent gave the
+   * The `beforeToolCall` verdict for a host-tool call that reached the SDK's host-tool server (a
+   * run whose driver takes `beforeToolCall`; the others refuse it before launch): every matcher group whose matcher names `ask.toolName` (the name the agent gave the
    * call, e.g. `mcp__adaptor__lookup`), in order, combined as for a CLI's call (the first deny
    * wins). Empty without a `beforeToolCall` hook. Fails closed: once the run ended or a hook failed,
    * the call is denied. Always resolves.

@@ -27,14 +27,17 @@ interface HostCall {
  * The server is the gate: the token cannot be hidden from a process of the same OS user (the
  * CLI's argv names its MCP config; its environment is readable), so a request carrying it proves
  * nothing. A request runs only when it is a call the run's agent made: the id the CLI sent is a
- * `tool-call` the run reported for this tool (waited for at most `REPORT_WAIT_MS`), else (a CLI
- * that sends no id) `HostCallIds` claims a reported call of this tool with these arguments (at most
- * `CLAIM_WAIT_MS`); each reported call once. Any other request gets
+ * `tool-call` the run reported for this tool with these arguments as its input (waited for at most
+ * `REPORT_WAIT_MS`), else (a driver whose CLI sends no ids, `capabilities.mcp.callIds` not set)
+ * `HostCallIds` claims a reported call of this tool with these arguments (at most
+ * `CLAIM_WAIT_MS`); each reported call once. A request without an id on a driver whose CLI sends
+ * them is refused at once. Any other request gets
  * `permission_denied: this call was not made by the agent of this run` and a `host-tool.refused`
- * notice; no hook, approval or handler sees it.
+ * notice (the first `MAX_REFUSED_NOTICES` of a run); no hook, approval or handler sees it.
  *
- * A call of the agent then passes the run's `beforeToolCall` hooks (every driver; the CLI's own
- * hook path leaves host tools to this gate, so each call is asked once): a deny is what the model
+ * A call of the agent then passes the run's `beforeToolCall` hooks (a driver that takes the hook,
+ * Claude Code, whose own hook path leaves host tools to this gate, so each call is asked once; the
+ * others refuse it before launch): a deny is what the model
  * reads, an `updatedInput` replaces the arguments, an `additionalContext` follows the tool's own text
  * in what the model reads. Then the run's permission gate: unless the tool
  * says `needsApproval: false`, an `ask` / `auto_approve` / `auto_deny` permission mode decides it
@@ -89,6 +92,8 @@ export async function prepareHostTools(prep: Preparation): Promise<void> {
 
   const calls: HostCall[] = [];
   const denials: PermissionDenial[] = [];
+  const sendsCallIds = capabilities.mcp.callIds === true;
+  let refusals = 0;
   const grant = await binding.open(
     {
       tools: [...byName.values()].map(toSpec),
@@ -96,22 +101,27 @@ export async function prepareHostTools(prep: Preparation): Promise<void> {
         const tool = byName.get(call.name);
         if (!tool) return { text: `unknown_tool: no tool named ${JSON.stringify(call.name)}`, isError: true };
         // Only a call the run's agent made runs: the id the CLI sent must be a reported call of this
-        // tool (its event waited for, so the call's approval, notices and result follow it), else a
-        // reported call of this tool with these arguments is claimed; each once. Anything else is a
-        // request from a process that read the run's token, which no hook or approval ever saw.
+        // tool with these arguments (its event waited for, so the call's approval, notices and result
+        // follow it), else (a CLI that sends no ids) a reported call of this tool with these arguments
+        // is claimed; each once. A request without an id where the CLI always sends one, and anything
+        // else, is from a process that read the run's token, which no hook or approval ever saw.
         const matched =
           call.toolCallId !== undefined
-            ? (await binding.callIds.reported(call.toolCallId, tool.name, call.signal))
+            ? (await binding.callIds.reported(call.toolCallId, tool.name, call.arguments, call.signal))
               ? call.toolCallId
               : undefined
-            : await binding.callIds.claim(tool.name, call.arguments, call.signal);
+            : sendsCallIds
+              ? undefined
+              : await binding.callIds.claim(tool.name, call.arguments, call.signal);
         if (matched === undefined) {
-          binding.queue.push({
-            type: "notice",
-            kind: "host-tool.refused",
-            message: `a call of host tool ${tool.name} that the agent did not make was refused`,
-            data: { tool: tool.name, ...(call.toolCallId !== undefined ? { toolCallId: call.toolCallId } : {}) },
-          });
+          if (refusals++ < MAX_REFUSED_NOTICES) {
+            binding.queue.push({
+              type: "notice",
+              kind: "host-tool.refused",
+              message: `a call of host tool ${tool.name} that the agent did not make was refused`,
+              data: { tool: tool.name, ...(call.toolCallId !== undefined ? { toolCallId: call.toolCallId } : {}) },
+            });
+          }
           return { text: UNMADE_TEXT, isError: true };
         }
         const toolCallId = matched;
@@ -136,7 +146,7 @@ export async function prepareHostTools(prep: Preparation): Promise<void> {
             ...(data !== undefined ? { data: { ...data, toolCallId, tool: tool.name } } : { data: { toolCallId, tool: tool.name } }),
           });
         };
-        // The run's beforeToolCall hooks, here for every driver: the CLI's own hook path leaves host tools to this gate.
+        // The run's beforeToolCall hooks, asked here: the CLI's own hook path leaves host tools to this gate.
         let args = call.arguments;
         const hooked = await askHooks(prep, {
           point: "beforeToolCall",
@@ -146,6 +156,7 @@ export async function prepareHostTools(prep: Preparation): Promise<void> {
           input: args === undefined || args === null ? {} : args,
         });
         if (hooked.deny !== undefined) {
+          denials.push({ toolName: tool.name, toolCallId, input: args === undefined || args === null ? {} : args });
           result(hooked.deny, true);
           return { text: hooked.deny, isError: true };
         }
@@ -197,6 +208,9 @@ export async function prepareHostTools(prep: Preparation): Promise<void> {
   prep.request = { ...prep.request, mcpServers: [...declared, entry] };
   prep.onResponse((response) => withHostDenials(withHostFailures(response, calls), denials));
 }
+
+/** `host-tool.refused` notices a run emits at most; further refusals are answered without one. */
+const MAX_REFUSED_NOTICES = 32;
 
 /** What the model reads for a request that is no call the run's agent made. */
 const UNMADE_TEXT = "permission_denied: this call was not made by the agent of this run";
@@ -294,7 +308,7 @@ function describeError(error: unknown): string {
 }
 
 /**
- * Adds the calls the run's permission gate refused to the driver's `permissionDenials`, once each
+ * Adds the calls the run's `beforeToolCall` hooks or permission gate refused to the driver's `permissionDenials`, once each
  * (a call the CLI already lists is not added again), each under the name the transcript's
  * `tool-call` item gives it (as the model saw it, e.g. `mcp__adaptor__lookup`), in the order of
  * the transcript's tool calls. A driver that reports no denials (`undefined`) is left so.

@@ -216,7 +216,7 @@ export async function executeRun(setup: RunSetup): Promise<Result> {
         })
       : undefined;
     const runHooks = hooks;
-    // Host-tool calls reach the hooks through the SDK's server, on every driver (a CLI's own hook path leaves them out).
+    // Host-tool calls reach the hooks through the SDK's server, on a driver that takes them (the CLI's own hook path leaves them out).
     if (runHooks) prep.hostToolHooks = (ask) => runHooks.beforeHostToolCall(ask);
     let turn: ThreadTurn | undefined;
     try {

@@ -8,6 +8,17 @@ interface ReportedCall {
   readonly id: string;
   readonly name: string;
   input: unknown;
+  /** An argument fragment came and the complete input (`end`) has not: the input is not known yet. */
+  streaming: boolean;
+}
+
+/** A reported host-tool call: its tool's own name, the name the agent gave it, and its input once reported. */
+interface HostCall {
+  readonly tool: string;
+  readonly agentName: string;
+  /** Whether an event of the call carried its input (the `end` phase, or an earlier one that had it). */
+  inputKnown: boolean;
+  input: unknown;
 }
 
 /** A host-tool call waiting for its `tool-call` event. */
@@ -23,6 +34,15 @@ const MAX_UNCLAIMED = 256;
 const MAX_REPORTED = 1024;
 /** Answered calls awaiting the CLI's own result kept at most; the oldest go first beyond it. */
 const MAX_ANSWERED = 256;
+/** Ids of calls a host-tool call took kept at most; the oldest go first beyond it. */
+const MAX_CLAIMED = 1024;
+/**
+ * Host-tool calls with an id waiting for that id's `tool-call` event (or its input) at most; one
+ * beyond it is refused at once.
+ */
+const MAX_REPORT_WAITERS = 64;
+/** Host-tool calls without an id waiting for a reported call at most; one beyond it is refused at once. */
+const MAX_WAITERS = 64;
 
 /**
  * How long a host-tool call waits for its `tool-call` event when the agent has not reported it
@@ -57,16 +77,19 @@ export const REPORT_WAIT_MS = 5_000;
 export class HostCallIds {
   readonly #server: McpServerTools;
   readonly #unclaimed: ReportedCall[] = [];
+  /** Ids of reported calls a host-tool call took, oldest first. */
   readonly #claimed = new Set<string>();
   readonly #waiters: Waiter[] = [];
   /** Ids of the run's reported calls, each with its delegation's id (a subagent's call), oldest first. */
   readonly #reported = new Map<string, string | undefined>();
-  /** What to call once the call of an id is reported. */
+  /** What to call once the call of an id is reported (and again once its input is). */
   readonly #reportWaiters = new Map<string, (() => void)[]>();
+  /** How many host-tool calls wait in {@link #reportWaiters}. */
+  #reportWaiting = 0;
   /** Calls the host answered whose CLI result has not come yet, oldest first. */
   readonly #answered = new Set<string>();
   /** The reported calls of host tools: their tool's own name and the name the agent gave the call, oldest first. */
-  readonly #hostCalls = new Map<string, { readonly tool: string; readonly agentName: string }>();
+  readonly #hostCalls = new Map<string, HostCall>();
 
   /** `server` is the host-tool server's name in the run's `mcpServers`, `tools` its tools' names. */
   constructor(server: string, tools: Iterable<string>) {
@@ -80,18 +103,28 @@ export class HostCallIds {
   observe(event: DriverEvent): void {
     if (event.type !== "tool-call") return;
     const hostTool = hostToolOf(event.name, this.#server);
-    if (hostTool !== undefined && !this.#hostCalls.has(event.id)) {
-      this.#hostCalls.set(event.id, { tool: hostTool, agentName: event.name });
-      if (this.#hostCalls.size > MAX_REPORTED) this.#hostCalls.delete(this.#hostCalls.keys().next().value!);
+    if (hostTool !== undefined) {
+      const noted = this.#hostCalls.get(event.id);
+      if (noted === undefined) {
+        this.#hostCalls.set(event.id, { tool: hostTool, agentName: event.name, inputKnown: false, input: undefined });
+        if (this.#hostCalls.size > MAX_REPORTED) this.#hostCalls.delete(this.#hostCalls.keys().next().value!);
+      }
+      const hostCall = this.#hostCalls.get(event.id);
+      if (hostCall && (event.phase === "end" || event.input !== undefined)) {
+        if (event.input !== undefined || !hostCall.inputKnown) hostCall.input = event.input;
+        hostCall.inputKnown = true;
+      }
     }
     this.#noteReported(event.id, event.parentToolCallId);
     if (this.#claimed.has(event.id)) return;
     const known = this.#unclaimed.find((call) => call.id === event.id);
     if (known) {
       if (event.input !== undefined) known.input = event.input;
+      if (event.phase === "args") known.streaming = true;
+      if (event.phase === "end") known.streaming = false;
     } else {
       if (hostTool === undefined) return;
-      this.#unclaimed.push({ id: event.id, name: hostTool, input: event.input });
+      this.#unclaimed.push({ id: event.id, name: hostTool, input: event.input, streaming: event.phase === "args" });
       if (this.#unclaimed.length > MAX_UNCLAIMED) this.#unclaimed.shift();
     }
     for (const waiter of [...this.#waiters]) {
@@ -107,7 +140,7 @@ export class HostCallIds {
    */
   async claim(tool: string, args: unknown, signal?: AbortSignal): Promise<string | undefined> {
     const now = this.#take(tool, args);
-    if (now !== undefined || signal?.aborted) return now;
+    if (now !== undefined || signal?.aborted || this.#waiters.length >= MAX_WAITERS) return now;
     return new Promise((resolve) => {
       const settle = (id: string | undefined): void => {
         clearTimeout(timer);
@@ -125,19 +158,30 @@ export class HostCallIds {
   }
 
   /**
-   * Whether call `id`, as a host-tool call sent it, is a call of host tool `tool` the run reported:
-   * waits until the run's `tool-call` event of that id is out (at once when it is), at most
-   * {@link REPORT_WAIT_MS} or until `signal` aborts. One-shot: the call is claimed (no
-   * {@link claim} takes it) and a second request with the same id gets false, as does an id the run
-   * reported for another tool or never reported.
+   * Whether call `id`, as a host-tool call sent it with `args`, is a call of host tool `tool` the
+   * run reported with that input: waits until the run's `tool-call` event of that id is out and
+   * has given the call's input (the `end` phase; at once when it has), at most
+   * {@link REPORT_WAIT_MS} or until `signal` aborts. The reported input must be `args` (compared
+   * as {@link claim} does). One-shot: a call that matches is claimed (no {@link claim} takes it)
+   * and a second request with the same id gets false; an id the run reported for another tool,
+   * with another input, or never (within the wait) gets false and stays as it was. Beyond
+   * `MAX_REPORT_WAITERS` calls waiting at once, a call that would wait gets false at once.
    */
-  async reported(id: string, tool: string, signal?: AbortSignal): Promise<boolean> {
+  async reported(id: string, tool: string, args: unknown, signal?: AbortSignal): Promise<boolean> {
     if (this.#claimed.has(id)) return false;
-    this.#claimed.add(id);
-    const at = this.#unclaimed.findIndex((call) => call.id === id);
+    // Ready once the id is reported and, for a call of this tool, its input is known.
+    const ready = (): boolean => {
+      const call = this.#hostCalls.get(id);
+      return this.#reported.has(id) && (call?.tool !== tool || call.inputKnown);
+    };
+    if (!ready() && !signal?.aborted && this.#reportWaiting < MAX_REPORT_WAITERS) await this.#reportOf(id, ready, signal);
+    const call = this.#hostCalls.get(id);
+    if (this.#claimed.has(id) || !this.#reported.has(id) || call?.tool !== tool || !call.inputKnown) return false;
+    if (!sameArguments(call.input ?? {}, args)) return false;
+    this.#claim(id);
+    const at = this.#unclaimed.findIndex((unclaimed) => unclaimed.id === id);
     if (at !== -1) this.#unclaimed.splice(at, 1);
-    if (!this.#reported.has(id) && !signal?.aborted) await this.#reportOf(id, signal);
-    return this.#reported.has(id) && this.#hostCalls.get(id)?.tool === tool;
+    return true;
   }
 
   /** The name the agent gave reported host-tool call `id` (e.g. `mcp__adaptor__lookup`); `undefined` for another id. */
@@ -145,20 +189,25 @@ export class HostCallIds {
     return this.#hostCalls.get(id)?.agentName;
   }
 
-  /** Resolves once call `id` is reported, after {@link REPORT_WAIT_MS}, or when `signal` aborts. */
-  #reportOf(id: string, signal: AbortSignal | undefined): Promise<void> {
+  /** Resolves once `ready()` holds after an event of call `id`, after {@link REPORT_WAIT_MS}, or when `signal` aborts. */
+  #reportOf(id: string, ready: () => boolean, signal: AbortSignal | undefined): Promise<void> {
+    this.#reportWaiting++;
     return new Promise((resolve) => {
+      const check = (): void => {
+        if (ready()) settle();
+      };
       const settle = (): void => {
         clearTimeout(timer);
+        this.#reportWaiting--;
         signal?.removeEventListener("abort", settle);
-        const waiting = this.#reportWaiters.get(id)?.filter((other) => other !== settle) ?? [];
+        const waiting = this.#reportWaiters.get(id)?.filter((other) => other !== check) ?? [];
         if (waiting.length > 0) this.#reportWaiters.set(id, waiting);
         else this.#reportWaiters.delete(id);
         resolve();
       };
       const timer = setTimeout(settle, REPORT_WAIT_MS);
       signal?.addEventListener("abort", settle, { once: true });
-      this.#reportWaiters.set(id, [...(this.#reportWaiters.get(id) ?? []), settle]);
+      this.#reportWaiters.set(id, [...(this.#reportWaiters.get(id) ?? []), check]);
     });
   }
 
@@ -187,17 +236,26 @@ export class HostCallIds {
     if (!this.#reported.has(id) || parent !== undefined) this.#reported.set(id, parent ?? this.#reported.get(id));
     if (this.#reported.size > MAX_REPORTED) this.#reported.delete(this.#reported.keys().next().value!);
     const waiting = this.#reportWaiters.get(id);
-    if (waiting) for (const settle of waiting) settle();
+    if (waiting) for (const check of waiting) check();
   }
 
-  /** Claims the best reported call for `tool` with `args`, if any. */
+  #claim(id: string): void {
+    this.#claimed.add(id);
+    if (this.#claimed.size > MAX_CLAIMED) this.#claimed.delete(this.#claimed.values().next().value!);
+  }
+
+  /**
+   * Claims the best reported call for `tool` with `args`, if any: one whose input is `args`, else
+   * one whose input the agent did not report (a call whose input is still streaming is not one:
+   * it waits for its `end`).
+   */
   #take(tool: string, args: unknown): string | undefined {
     const fits = (call: ReportedCall): boolean => call.name === tool;
     const exact = this.#unclaimed.findIndex((call) => fits(call) && sameArguments(call.input, args));
-    const at = exact !== -1 ? exact : this.#unclaimed.findIndex((call) => fits(call) && !knownInput(call.input));
+    const at = exact !== -1 ? exact : this.#unclaimed.findIndex((call) => fits(call) && !call.streaming && !knownInput(call.input));
     if (at === -1) return undefined;
     const [call] = this.#unclaimed.splice(at, 1);
-    this.#claimed.add(call!.id);
+    this.#claim(call!.id);
     return call!.id;
   }
 }

@@ -60,8 +60,15 @@ export interface DriverCapabilities {
    * (`FeatureUnsupportedError`, feature `"skills"`).
    */
   readonly skills?: boolean;
-  /** MCP transports the CLI accepts; empty means no MCP. */
-  readonly mcp: { readonly transports: readonly McpTransport[] };
+  /**
+   * MCP support. `transports`: the MCP transports the CLI accepts; empty means no MCP. `callIds`:
+   * the CLI sends every MCP `tools/call` request with the id of the call's `tool-call` event in
+   * its `_meta` (Claude Code's `claudecode/toolUseId`, Codex's `callId`), and reports the call's
+   * input (its `end` phase) before it calls; the host-tool server then refuses a request without an
+   * id at once, as no call of the agent. Absent or false: the CLI sends no ids (Gemini CLI,
+   * codex-acp), and a request is matched to a reported call by its tool and arguments.
+   */
+  readonly mcp: { readonly transports: readonly McpTransport[]; readonly callIds?: boolean };
   /** Policy values the driver can enforce; anything unlisted is refused when explicitly asked for. */
   readonly policy: {
     readonly sandbox: readonly SandboxMode[];

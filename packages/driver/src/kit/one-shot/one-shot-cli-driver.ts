@@ -132,12 +132,12 @@ export class OneShotCliDriver<C extends CommonDriverConfig> implements Driver, A
     this.#pool = new ProcessPool(this.config);
   }
 
-  /** @throws InvalidDriverConfigError for a config the driver cannot use. */
   /** The working directory of a run without `request.cwd`: the config's `cwd` (undefined: `process.cwd()`). */
   get cwd(): string | undefined {
     return this.config.cwd;
   }
 
+  /** @throws InvalidDriverConfigError for a config the driver cannot use. */
   validateConfig(): void {
     this.#validate();
   }
