@@ -67,13 +67,14 @@ describe("a thread lease under clock skew between the host and the store", () =>
     skewWallClock(60_000);
     const inner = serverClockStore();
     const store = countingStore(inner);
-    // Renewed every 500 ms; the turn lasts until the fourth renewal, past the first grant's expiry.
+    // Renewed every 2 s (a third of the 6 s time-to-live, so a stall of a few seconds on a busy
+    // machine loses nothing); the turn lasts until the fourth renewal, past the first grant's expiry.
     const driver = scriptedDriver(async (_request, _sink, signal) => {
       await until(() => store.renewals >= 4, signal);
       signal.throwIfAborted();
       return { text: "done", checkpoint: { resumeId: "s1" } };
     });
-    const result = await new Agent(driver, { threadStore: store, owner: "h", leaseTtlMs: 1500 }).thread("k").run("long turn");
+    const result = await new Agent(driver, { threadStore: store, owner: "h", leaseTtlMs: 6_000 }).thread("k").run("long turn");
     expect(result.text).toBe("done");
     expect(store.renewals).toBeGreaterThanOrEqual(4);
     expect((await inner.resolve({ key: "k" }))?.checkpoint.resumeId).toBe("s1");

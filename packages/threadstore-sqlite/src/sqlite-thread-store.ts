@@ -95,9 +95,11 @@ const STORED_COLUMNS = `${THREAD_COLUMNS}, revision`;
  * or its WAL deleted, would take its commits while other processes use another. If not, `renewLease`, `finalize`
  * and the lease-checked approval writes fail with `LeaseLostError`, the other writes with
  * `DriverError` `DEVICE_DISCONNECTED` (its `cause` says what happened), and every later call fails:
- * open a new store. `close()` then leaves that connection open until the process exits: closing it
- * would checkpoint its stale WAL into the file and delete the WAL at the path. A file that already
- * has a second name is refused at open.
+ * open a new store. `close()` then leaves that connection open: closing it would checkpoint its
+ * stale WAL into the file and delete the WAL at the path. better-sqlite3 still closes every open
+ * database when the process (or worker) ends naturally, which does that checkpoint: after such an
+ * error, end the process with `process.exit()` (which closes nothing), or never open that path
+ * again. A file that already has a second name is refused at open.
  *
  * @example
  * ```ts
@@ -396,7 +398,7 @@ export class SqliteThreadStore implements ThreadStore, PendingApprovalStore, Thr
 
   /**
    * Closes the database when the store opened it (`path`), unless its file changed under it (see the
-   * class: that connection stays open until the process exits); later calls reject with
+   * class: that connection stays open, and the process should end with `process.exit()`); later calls reject with
    * `DEVICE_DISCONNECTED`. Idempotent.
    */
   async close(): Promise<void> {
@@ -406,7 +408,8 @@ export class SqliteThreadStore implements ThreadStore, PendingApprovalStore, Thr
     // Closing the last connection checkpoints its WAL into the database file and deletes the WAL
     // at the path: once the file, its -wal or -shm is not the one opened, that would write this
     // connection's stale pages over other processes' commits, or delete their live WAL. Such a
-    // connection is left open (one file handle) until the process exits, which checkpoints nothing.
+    // connection is left open (one file handle). better-sqlite3 closes it, checkpointing, when the
+    // process or worker ends naturally; `process.exit()` skips that (the class says so).
     if (this.#fileGone ?? this.#fileChange()) {
       STRANDED.add(this.#db);
       return;
@@ -586,8 +589,9 @@ function isUniqueViolation(err: unknown): boolean {
 }
 
 /**
- * Connections never closed, for the process's life: the file they opened changed under them (see
- * `SqliteThreadStore.close`). Held here so that garbage collection does not close them either.
+ * Connections the store never closes: the file they opened changed under them (see
+ * `SqliteThreadStore.close`). Held here so that garbage collection does not close them either;
+ * better-sqlite3 still closes them when the process or worker ends naturally (not on `process.exit()`).
  */
 const STRANDED = new Set<Database.Database>();
 

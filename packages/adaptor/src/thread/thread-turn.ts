@@ -12,6 +12,7 @@ import {
   type ThreadRecord,
   type ThreadRecordDraft,
 } from "@adaptor/threadstore";
+import { isAbsolute, resolve } from "node:path";
 import { v7 as uuidv7 } from "uuid";
 import {
   ErrResumeRejected,
@@ -84,10 +85,13 @@ function sessionOf(record: ThreadRecord, fork: boolean): NonNullable<DriverReque
  * The thread's compatibility fingerprints for this run: the one its commit writes, first, then the
  * others a stored record may hold and still be continued. A driver whose resumed sessions can
  * switch models (`sessions.modelSwitch`) leaves the run's model out; a record written while the
- * model was still part of it is accepted when that model is the run's.
- * `unnamed`: when neither the thread nor the run or Agent names the workspace, what the same
- * parts gave while a thread recorded no workspace in that case (so a record from then is refused
- * with a message saying why).
+ * model was still part of it is accepted when that model is the run's. A record written while the
+ * workspace was a `cwd` as given (not resolved) is accepted when that `cwd` was absolute; one
+ * written while no workspace was recorded is accepted when no `cwd` is given anywhere (the
+ * workspace is `process.cwd()`), and its commit rewrites it with this run's fingerprint.
+ * `unnamed`: when a `cwd` names the workspace but neither the thread nor the run or Agent does,
+ * what the same parts gave while a thread recorded no workspace in that case (so a record from
+ * then is refused with a message saying why).
  * @throws ErrThreadIncompatible when the driver's `fingerprint()` throws or returns a value that
  * cannot be canonicalised (a function, symbol, bigint or cycle); the cause is kept.
  */
@@ -98,22 +102,26 @@ function fingerprintsOf(
   portable: boolean,
 ): { accepted: readonly [string, ...string[]]; unnamed: readonly string[] } {
   try {
+    const { workspace, asGiven } = workspaceOf(ctx, prep);
     const parts = {
       driverType,
       model: prep.options.model,
-      workspace: workspaceOf(ctx, prep),
+      workspace,
       identity: ctx.identity,
       driverConfig: (portable ? prep.driver.fingerprint?.({ portableSessions: true }) : prep.driver.fingerprint?.()) ?? null,
       hostTools: prep.tools?.tools.map((tool) => ({ name: tool.name, revision: tool.revision })),
     };
+    const variants = (base: typeof parts): string[] => [
+      threadFingerprint(base),
+      ...(asGiven !== undefined ? [threadFingerprint({ ...base, workspace: asGiven })] : []),
+    ];
     const named = ctx.workspace !== undefined || prep.options.cwd !== undefined;
-    const unnamed = named ? [] : [threadFingerprint({ ...parts, workspace: undefined })];
-    if (prep.driver.descriptor.capabilities.sessions.modelSwitch !== true) return { accepted: [threadFingerprint(parts)], unnamed };
-    const withoutModel = { ...parts, model: undefined };
-    return {
-      accepted: [threadFingerprint(withoutModel), threadFingerprint(parts)],
-      unnamed: named ? [] : [...unnamed, threadFingerprint({ ...withoutModel, workspace: undefined })],
-    };
+    const noCwd = !named && prep.driver.cwd === undefined;
+    const legacy = (base: typeof parts): string[] => (named ? [] : [threadFingerprint({ ...base, workspace: undefined })]);
+    const bases = prep.driver.descriptor.capabilities.sessions.modelSwitch === true ? [{ ...parts, model: undefined }, parts] : [parts];
+    const [first, ...rest] = bases.flatMap(variants);
+    const unnamed = bases.flatMap(legacy);
+    return noCwd ? { accepted: [first!, ...rest, ...unnamed], unnamed: [] } : { accepted: [first!, ...rest], unnamed };
   } catch (error) {
     const why = error instanceof Error ? error.message : String(error);
     throw threadError(ErrThreadIncompatible, `thread ${ctx.key}: the driver config cannot be fingerprinted: ${why}`, error);
@@ -121,12 +129,19 @@ function fingerprintsOf(
 }
 
 /**
- * The workspace a thread's fingerprint names: the thread's `workspace`, else the directory the CLI
- * runs in (the run's or the Agent's `cwd`, else the driver's, else `process.cwd()`), so two Agents
- * whose drivers run in different folders never continue each other's threads.
+ * The workspace a thread's fingerprint names: the thread's `workspace` (a name, as given), else
+ * the directory the CLI runs in, resolved to an absolute path (the run's or the Agent's `cwd`,
+ * else the driver's, else `process.cwd()`), so two Agents whose drivers run in different folders
+ * never continue each other's threads, and `"ws"`, `"./ws/"` and its absolute path name one
+ * folder. `asGiven`: the `cwd` as given when it was absolute but not normalised (`"/srv/a/"`),
+ * which a record made while the workspace was not resolved holds.
  */
-function workspaceOf(ctx: ThreadContext, prep: Preparation): string {
-  return ctx.workspace ?? prep.options.cwd ?? prep.driver.cwd ?? process.cwd();
+function workspaceOf(ctx: ThreadContext, prep: Preparation): { workspace: string; asGiven?: string } {
+  if (ctx.workspace !== undefined) return { workspace: ctx.workspace };
+  const cwd = prep.options.cwd ?? prep.driver.cwd;
+  if (cwd === undefined) return { workspace: process.cwd() };
+  const workspace = resolve(cwd);
+  return isAbsolute(cwd) && cwd !== workspace ? { workspace, asGiven: cwd } : { workspace };
 }
 
 function threadError(sentinel: Sentinel, message: string, cause?: unknown): AdaptorError {
@@ -144,7 +159,7 @@ export class ThreadTurn {
   readonly #lease: Lease;
   /** The fingerprint the commit writes, then any other a continued record may hold. */
   readonly #fingerprints: readonly [string, ...string[]];
-  /** What a record made while no workspace was recorded for this run's inputs would hold (refused). */
+  /** What a record made while no workspace was recorded for this run's inputs would hold, when a cwd is given (refused). */
   readonly #unnamedFingerprints: readonly string[];
   readonly #driverType: string;
   readonly #queue: EventQueue;
@@ -574,7 +589,7 @@ export class ThreadTurn {
         : sessionFilesOf(record.codec) === null
           ? `codec ${record.codec} is not ${CHECKPOINT_CODEC}`
           : this.#unnamedFingerprints.includes(record.fingerprint)
-            ? "fingerprint changed: the record names no workspace (it was made before the driver's cwd, else process.cwd(), named a thread's workspace), so the folder it ran in is unknown; start a new thread (agent.newThread(key))"
+            ? "fingerprint changed: the record names no workspace (it was made before the driver's cwd named a thread's workspace), so the folder it ran in is unknown; start a new thread (agent.newThread(key))"
             : !this.#fingerprints.includes(record.fingerprint)
               ? "fingerprint changed (driver type, workspace, identity, driver config, host tools and their revisions, or the model where the driver cannot switch it)"
               : undefined;
