@@ -756,7 +756,8 @@ export class Fleet implements AsyncDisposable {
    * stopped as a drain's timeout stops them, and `close()` waits for their attempts to end (up to
    * 10 s) before it closes the connections: each writes its last events and hands its job back to
    * another worker, and a run that is not retried (no thread key, no `retryRuns`) is settled here,
-   * with `FleetAttemptsExhaustedError` (`drained` true), so it needs no worker afterwards. Then the
+   * with `FleetAttemptsExhaustedError` (`drained` true), so it needs no worker afterwards; a job a
+   * fetch already under way hands over after the call goes back to the queue unstarted. Then the
    * Agents the workers' factories made are closed (awaiting their `close()`: the CLI processes
    * their thread turns keep parked end); an Agent given to `worker()` itself stays the host's.
    * @throws what such an Agent's `close()` rejected with (the first), once every connection is closed.

@@ -357,6 +357,20 @@ export class FleetTables {
     );
   }
 
+  /**
+   * Gives run `id`'s job (in pg-boss queue `queue`), fetched at `retryCount` and not started, back
+   * to the queue as pg-boss's own restore of an undelivered job does: `created` again, its next
+   * claim at the same `retryCount` (the same attempt). Fenced to that claim: a job no longer active
+   * under it (failed, retried, claimed again) is left as it is.
+   */
+  async handBack(id: string, queue: string, retryCount: number): Promise<void> {
+    await this.#pool.query(
+      `UPDATE ${this.#boss}.job SET state = 'created', started_on = NULL, heartbeat_on = NULL
+       WHERE name = $2 AND id = $1 AND state = 'active' AND retry_count = $3`,
+      [id, queue, retryCount],
+    );
+  }
+
   /** What a run was submitted with, or undefined. */
   async runInfo(
     id: string,
