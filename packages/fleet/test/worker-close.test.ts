@@ -83,6 +83,20 @@ onFakeCliFleet("fleet worker close", ({ url, host }) => {
       expect(started).toEqual([1]);
     });
 
+    it("a second close() while the first is under way settles only once the close is done: the factory's Agent closed", async () => {
+      const schema = freshSchema("close_twice");
+      const closing = await host(schema);
+      let made: Agent | undefined;
+      await closing.worker(({ threadStore }) => (made = new Agent(fakeCodex("unused"), { threadStore: threadStore! })));
+      let firstDone = false;
+      const first = closing.close().then(() => (firstDone = true));
+      await closing.close();
+      expect(firstDone).toBe(true);
+      const refused = await made!.run("after close").catch((e: unknown) => e);
+      expect(isError(refused, ErrAgentClosed)).toBe(true);
+      await first;
+    });
+
     it("close() closes the Agent the worker's factory made, and leaves an Agent given itself to its host", async () => {
       const schema = freshSchema("close_agent");
       const front = await host(schema);

@@ -155,6 +155,8 @@ export class Fleet implements AsyncDisposable {
   readonly #pool: pg.Pool;
   readonly #stopping = new AbortController();
   readonly #closed = new AbortController();
+  /** The close under way or done: what every `close()` returns. */
+  #closing: Promise<void> | undefined;
   #state: "new" | "open" | "draining" | "closed" = "new";
   /** The start under way or done; cleared when it fails, so that a later `start()` tries again. */
   #started: Promise<void> | undefined;
@@ -760,10 +762,16 @@ export class Fleet implements AsyncDisposable {
    * fetch already under way hands over after the call goes back to the queue unstarted. Then the
    * Agents the workers' factories made are closed (awaiting their `close()`: the CLI processes
    * their thread turns keep parked end); an Agent given to `worker()` itself stays the host's.
+   * A call while an earlier one is under way returns that one's promise: it settles when the
+   * close is done.
    * @throws what such an Agent's `close()` rejected with (the first), once every connection is closed.
    */
-  async close(): Promise<void> {
-    if (this.#state === "closed") return;
+  close(): Promise<void> {
+    this.#closing ??= this.#close();
+    return this.#closing;
+  }
+
+  async #close(): Promise<void> {
     const started = this.#started;
     this.#state = "closed";
     this.#closed.abort(new Error("fleet closed"));
