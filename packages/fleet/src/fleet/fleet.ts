@@ -391,7 +391,9 @@ export class Fleet implements AsyncDisposable {
    *   approval another run of the fleet resumes or resumed (nothing stored); DriverError (device
    *   `fleet`, code `SERVICE_UNAVAILABLE`, the `pg` error as `cause`) when PostgreSQL is unreachable
    *   or the connection was lost (submit again; with a `runId`, a run the lost commit stored is
-   *   then refused `FleetRunExistsError`); DriverError (device `fleet`, code `PERMISSION`, the
+   *   then refused `FleetRunExistsError`), and for a `threadKey` whose lock another submission of
+   *   the key (on any host) held past the lock timeout (the connection's `lock_timeout`, else 30 s;
+   *   SQLSTATE 55P03 as `cause`; nothing stored: submit again); DriverError (device `fleet`, code `PERMISSION`, the
    *   `pg` error as `cause`) when the role may not write the run (a grant missing or revoked; nothing stored), or (its cause
    *   saying so) on a host started as a reader.
    */

@@ -101,6 +101,12 @@ export interface RunResume {
  */
 export const FLEET_SCHEMA_VERSION = 2;
 
+/**
+ * How long a submission with a thread key waits for the key's lock (another host's submission of
+ * that key holds it until it commits) when the connection sets no `lock_timeout` of its own.
+ */
+export const SUBMIT_LOCK_TIMEOUT = "30s";
+
 /** The fleet's own tables (runs, events, approvals) and the statements on them. */
 export class FleetTables {
   readonly #pool: pg.Pool;
@@ -292,6 +298,12 @@ export class FleetTables {
       extra.push("pg_notify($1, $2)");
     }
     if (threadKey !== undefined) {
+      // The lock is waited for at most the connection's `lock_timeout`, else SUBMIT_LOCK_TIMEOUT: a
+      // host frozen while holding it does not hold every other submission of the key (each on a
+      // pool connection) without bound. Set first: the select list is evaluated in order.
+      extra.push(
+        `set_config('lock_timeout', CASE WHEN current_setting('lock_timeout') IN ('0', '0ms') THEN '${SUBMIT_LOCK_TIMEOUT}' ELSE current_setting('lock_timeout') END, true)`,
+      );
       params.push(`adaptor_fleet:${this.#s}:thread:${threadKey}`);
       extra.push(`pg_advisory_xact_lock(hashtextextended($${params.length}, 0))`);
     }
