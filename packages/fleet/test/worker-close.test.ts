@@ -47,6 +47,56 @@ onFakeCliFleet("fleet worker close", ({ url, host }) => {
       await until(() => processesWith(marker).length === 0, "no CLI left");
     });
 
+    it("a job a fetch under way hands over after close() began goes back to the queue unstarted, and another worker runs it as its first attempt", async () => {
+      const schema = freshSchema("close_fetch");
+      const front = await host(schema);
+      const plain = await front.submit("fetched while closing");
+      // Holds every fetch of the job table until released: the closing host's first fetch waits in it.
+      const lock = new pg.Client({ connectionString: url });
+      await lock.connect();
+      try {
+        await lock.query("BEGIN");
+        await lock.query(`LOCK TABLE ${schema}_boss.job IN EXCLUSIVE MODE`);
+        const closing = await host(schema);
+        await closing.worker(new Agent(fakeCodex("never run here")));
+        await until(async () => {
+          const { rows } = await lock.query<{ n: number }>(
+            "SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE $1 AND query LIKE '%started_on%'",
+            [`%${schema}_boss.%`],
+          );
+          return rows[0]!.n > 0;
+        }, "the closing host's fetch waiting on the lock");
+        // close() stops its runs at once; the fetch then returns the job to a stopping host.
+        const closed = closing.close();
+        await lock.query("ROLLBACK");
+        await closed;
+      } finally {
+        await lock.end();
+      }
+      expect((await plain.info()).settled).toBe(false);
+      expect(await jobState(url, schema, plain.id)).toBe("created");
+      const runner = await host(schema);
+      await runner.worker(new Agent(fakeCodex("run by the next worker")));
+      expect((await plain.result()).text).toBe("run by the next worker");
+      const started: number[] = [];
+      for await (const e of plain.events({ follow: false })) if (e.event.type === "attempt-started") started.push(e.attempt);
+      expect(started).toEqual([1]);
+    });
+
+    it("a second close() while the first is under way settles only once the close is done: the factory's Agent closed", async () => {
+      const schema = freshSchema("close_twice");
+      const closing = await host(schema);
+      let made: Agent | undefined;
+      await closing.worker(({ threadStore }) => (made = new Agent(fakeCodex("unused"), { threadStore: threadStore! })));
+      let firstDone = false;
+      const first = closing.close().then(() => (firstDone = true));
+      await closing.close();
+      expect(firstDone).toBe(true);
+      const refused = await made!.run("after close").catch((e: unknown) => e);
+      expect(isError(refused, ErrAgentClosed)).toBe(true);
+      await first;
+    });
+
     it("close() closes the Agent the worker's factory made, and leaves an Agent given itself to its host", async () => {
       const schema = freshSchema("close_agent");
       const front = await host(schema);

@@ -19,28 +19,37 @@ interface RolloutLine {
  * rollout does: after the items of each model response it writes a `token_usage_record` line and
  * a `token_count` event. An item codex recorded without an id, or a thread whose rollouts cannot
  * be read (or record no usage), is missing from the map.
+ * @throws `signal.reason` once `signal` aborts (the rollouts are no longer read).
  */
 export async function modelReplies(
   config: CodexConfig,
   threadId: string,
   env: Readonly<Record<string, string>> | undefined,
+  signal?: AbortSignal,
 ): Promise<Map<string, number>> {
   const replies = new Map<string, number>();
   let reply = 0;
   let itemsSinceEnd = false;
-  const read = await eachRolloutLine(config, threadId, env, ['"response_item"', '"token_count"', '"token_usage_record"'], (line) => {
-    const { type, payload } = (line ?? {}) as RolloutLine;
-    if (type === "token_usage_record" || (type === "event_msg" && REPLY_ENDS.has(payload?.type as string))) {
-      if (itemsSinceEnd) reply += 1;
-      itemsSinceEnd = false;
-      return;
-    }
-    if (type !== "response_item" || !OUTPUT_ITEMS.has(payload?.type as string)) return;
-    if (payload?.type === "message" && payload.role !== "assistant") return;
-    const id = typeof payload?.call_id === "string" ? payload.call_id : payload?.id;
-    if (typeof id !== "string" || id === "") return;
-    replies.set(id, reply);
-    itemsSinceEnd = true;
-  });
+  const read = await eachRolloutLine(
+    config,
+    threadId,
+    env,
+    ['"response_item"', '"token_count"', '"token_usage_record"'],
+    (line) => {
+      const { type, payload } = (line ?? {}) as RolloutLine;
+      if (type === "token_usage_record" || (type === "event_msg" && REPLY_ENDS.has(payload?.type as string))) {
+        if (itemsSinceEnd) reply += 1;
+        itemsSinceEnd = false;
+        return;
+      }
+      if (type !== "response_item" || !OUTPUT_ITEMS.has(payload?.type as string)) return;
+      if (payload?.type === "message" && payload.role !== "assistant") return;
+      const id = typeof payload?.call_id === "string" ? payload.call_id : payload?.id;
+      if (typeof id !== "string" || id === "") return;
+      replies.set(id, reply);
+      itemsSinceEnd = true;
+    },
+    signal,
+  );
   return read ? replies : new Map();
 }

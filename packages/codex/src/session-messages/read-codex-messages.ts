@@ -175,7 +175,7 @@ export async function readCodexMessages(
     query.cursor !== undefined
       ? decodeSessionCursor(query.cursor, readPositionOf(query.sessionId), READ, SUBJECT)
       : { threadId: query.sessionId, from: null, batch: TURN_BATCH, skip: 0 };
-  const replies = await modelReplies(config, query.sessionId, query.env);
+  const replies = await modelReplies(config, query.sessionId, query.env, signal);
   const reading = await withShortLivedAppServer<Reading>(
     { command, config, cwd: config.cwd ?? process.cwd(), env: query.env, signal },
     async (rpc) => {

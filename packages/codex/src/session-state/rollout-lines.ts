@@ -12,6 +12,7 @@ import { rollouts } from "./codex-session-transfer.js";
  * each file had when opened; other lines are not parsed. Resolves false when a rollout cannot be
  * read (one that is not a regular file is not read, never waited on) or one is over
  * `SESSION_FILE_LIMIT_BYTES`, true otherwise (also when there is none).
+ * @throws `signal.reason` once `signal` aborts (the read ends there, its file closed).
  */
 export async function eachRolloutLine(
   config: CodexConfig,
@@ -19,10 +20,13 @@ export async function eachRolloutLine(
   env: Readonly<Record<string, string>> | undefined,
   markers: readonly string[],
   visit: (line: unknown) => void,
+  signal?: AbortSignal,
 ): Promise<boolean> {
+  signal?.throwIfAborted();
   const vars = codexEnv(config, env);
   const home = vars.CODEX_HOME ?? join(vars.HOME ?? homedir(), ".codex");
   for (const path of await rollouts(home, threadId)) {
+    signal?.throwIfAborted();
     let opened;
     try {
       opened = await openRegularFile(path, "read", "read rollout");
@@ -33,9 +37,10 @@ export async function eachRolloutLine(
       const size = Number(opened.stat.size);
       if (size > SESSION_FILE_LIMIT_BYTES) return false;
       if (size === 0) continue;
-      const input = opened.handle.createReadStream({ encoding: "utf8", start: 0, end: size - 1, autoClose: false });
-      const lines = createInterface({ input, crlfDelay: Infinity });
+      const input = opened.handle.createReadStream({ encoding: "utf8", start: 0, end: size - 1, autoClose: false, signal });
+      const lines = createInterface({ input, crlfDelay: Infinity, signal });
       for await (const line of lines) {
+        if (signal?.aborted) break;
         if (!markers.some((marker) => line.includes(marker))) continue;
         let parsed: unknown;
         try {
@@ -45,7 +50,9 @@ export async function eachRolloutLine(
         }
         visit(parsed);
       }
-    } catch {
+      signal?.throwIfAborted();
+    } catch (err) {
+      if (signal?.aborted) throw signal.reason;
       return false;
     } finally {
       await opened.handle.close();

@@ -155,6 +155,8 @@ export class Fleet implements AsyncDisposable {
   readonly #pool: pg.Pool;
   readonly #stopping = new AbortController();
   readonly #closed = new AbortController();
+  /** The close under way or done: what every `close()` returns. */
+  #closing: Promise<void> | undefined;
   #state: "new" | "open" | "draining" | "closed" = "new";
   /** The start under way or done; cleared when it fails, so that a later `start()` tries again. */
   #started: Promise<void> | undefined;
@@ -389,7 +391,9 @@ export class Fleet implements AsyncDisposable {
    *   approval another run of the fleet resumes or resumed (nothing stored); DriverError (device
    *   `fleet`, code `SERVICE_UNAVAILABLE`, the `pg` error as `cause`) when PostgreSQL is unreachable
    *   or the connection was lost (submit again; with a `runId`, a run the lost commit stored is
-   *   then refused `FleetRunExistsError`); DriverError (device `fleet`, code `PERMISSION`, the
+   *   then refused `FleetRunExistsError`), and for a `threadKey` whose lock another submission of
+   *   the key (on any host) held past the lock timeout (the connection's `lock_timeout`, else 30 s;
+   *   SQLSTATE 55P03 as `cause`; nothing stored: submit again); DriverError (device `fleet`, code `PERMISSION`, the
    *   `pg` error as `cause`) when the role may not write the run (a grant missing or revoked; nothing stored), or (its cause
    *   saying so) on a host started as a reader.
    */
@@ -756,13 +760,20 @@ export class Fleet implements AsyncDisposable {
    * stopped as a drain's timeout stops them, and `close()` waits for their attempts to end (up to
    * 10 s) before it closes the connections: each writes its last events and hands its job back to
    * another worker, and a run that is not retried (no thread key, no `retryRuns`) is settled here,
-   * with `FleetAttemptsExhaustedError` (`drained` true), so it needs no worker afterwards. Then the
+   * with `FleetAttemptsExhaustedError` (`drained` true), so it needs no worker afterwards; a job a
+   * fetch already under way hands over after the call goes back to the queue unstarted. Then the
    * Agents the workers' factories made are closed (awaiting their `close()`: the CLI processes
    * their thread turns keep parked end); an Agent given to `worker()` itself stays the host's.
+   * A call while an earlier one is under way returns that one's promise: it settles when the
+   * close is done.
    * @throws what such an Agent's `close()` rejected with (the first), once every connection is closed.
    */
-  async close(): Promise<void> {
-    if (this.#state === "closed") return;
+  close(): Promise<void> {
+    this.#closing ??= this.#close();
+    return this.#closing;
+  }
+
+  async #close(): Promise<void> {
     const started = this.#started;
     this.#state = "closed";
     this.#closed.abort(new Error("fleet closed"));

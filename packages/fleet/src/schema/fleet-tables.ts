@@ -101,6 +101,12 @@ export interface RunResume {
  */
 export const FLEET_SCHEMA_VERSION = 2;
 
+/**
+ * How long a submission with a thread key waits for the key's lock (another host's submission of
+ * that key holds it until it commits) when the connection sets no `lock_timeout` of its own.
+ */
+export const SUBMIT_LOCK_TIMEOUT = "30s";
+
 /** The fleet's own tables (runs, events, approvals) and the statements on them. */
 export class FleetTables {
   readonly #pool: pg.Pool;
@@ -292,6 +298,12 @@ export class FleetTables {
       extra.push("pg_notify($1, $2)");
     }
     if (threadKey !== undefined) {
+      // The lock is waited for at most the connection's `lock_timeout`, else SUBMIT_LOCK_TIMEOUT: a
+      // host frozen while holding it does not hold every other submission of the key (each on a
+      // pool connection) without bound. Set first: the select list is evaluated in order.
+      extra.push(
+        `set_config('lock_timeout', CASE WHEN current_setting('lock_timeout') IN ('0', '0ms') THEN '${SUBMIT_LOCK_TIMEOUT}' ELSE current_setting('lock_timeout') END, true)`,
+      );
       params.push(`adaptor_fleet:${this.#s}:thread:${threadKey}`);
       extra.push(`pg_advisory_xact_lock(hashtextextended($${params.length}, 0))`);
     }
@@ -354,6 +366,20 @@ export class FleetTables {
       `UPDATE ${this.#boss}.job j SET created_on = r.submitted_at
        FROM ${this.#s}.adaptor_fleet_runs r WHERE j.name = $2 AND j.id = $1 AND r.id = $1`,
       [id, queue],
+    );
+  }
+
+  /**
+   * Gives run `id`'s job (in pg-boss queue `queue`), fetched at `retryCount` and not started, back
+   * to the queue as pg-boss's own restore of an undelivered job does: `created` again, its next
+   * claim at the same `retryCount` (the same attempt). Fenced to that claim: a job no longer active
+   * under it (failed, retried, claimed again) is left as it is.
+   */
+  async handBack(id: string, queue: string, retryCount: number): Promise<void> {
+    await this.#pool.query(
+      `UPDATE ${this.#boss}.job SET state = 'created', started_on = NULL, heartbeat_on = NULL
+       WHERE name = $2 AND id = $1 AND state = 'active' AND retry_count = $3`,
+      [id, queue, retryCount],
     );
   }
 

@@ -141,6 +141,13 @@ export class FleetWorker {
       throw new Error(
         `fleet worker: run ${runId} is of run format ${job.data!.format}; this worker runs format ${options.runFormat} at most`,
       );
+    // Handed over by a fetch already under way when the host began to stop (`close()`, a drain's
+    // timeout): the attempt is not started but the job given back to the queue at the same attempt,
+    // for another worker, instead of starting with a stopped signal and being settled as drained.
+    if (this.#stopping.signal.aborted) {
+      await tables.handBack(runId, job.name, job.retryCount);
+      return;
+    }
     // A first attempt has nothing to recover: it starts in one statement, without reading the row.
     if (attempt === 1 && threadKey !== undefined) {
       const base = await this.#base(claim, runId, threadKey);
