@@ -189,6 +189,26 @@ describe("HostCallIds: a host-tool call whose CLI sent its id waits for its tool
   });
 });
 
+describe("HostCallIds: a call the CLI answered itself is closed", () => {
+  it("a reported host-tool call whose CLI result came first (the CLI refused it) is taken by no later request, with or without its id", async () => {
+    const ids = new HostCallIds("adaptor", ["transfer"]);
+    const refused: DriverEvent = {
+      type: "tool-result",
+      id: "toolu_1",
+      name: "mcp__adaptor__transfer",
+      output: "No such tool available: mcp__adaptor__transfer",
+      isError: true,
+    };
+    ids.observe(call("toolu_1", "mcp__adaptor__transfer", { amount: 5 }, "end"));
+    ids.observe(call("toolu_2", "mcp__adaptor__transfer", { amount: 6 }, "end"));
+    ids.observe(refused);
+    expect(await ids.reported("toolu_1", "transfer", { amount: 5 })).toBe(false);
+    expect(await ids.claim("transfer", { amount: 5 }, AbortSignal.abort())).toBeUndefined();
+    // Another reported call stays the agent's.
+    expect(await ids.reported("toolu_2", "transfer", { amount: 6 })).toBe(true);
+  });
+});
+
 describe("HostCallIds: one tool-result per host-tool call", () => {
   it("the CLI's result of an answered call is folded once; results of other calls are not", () => {
     const ids = new HostCallIds("adaptor", ["lookup"]);

@@ -98,9 +98,18 @@ export class HostCallIds {
 
   /**
    * Notes the run's `tool-call` events: every call's id, and the host tools' calls (and the input a
-   * later `end` phase gives) for {@link claim}.
+   * later `end` phase gives) for {@link claim}. A `tool-result` of a reported host-tool call no
+   * request has taken yet is the CLI's own answer to it (it refused the call: a tool taken away by
+   * `disallowedTools`, a rule of its own): the call is closed, so no later request takes it.
    */
   observe(event: DriverEvent): void {
+    if (event.type === "tool-result") {
+      if (!this.#hostCalls.has(event.id) || this.#claimed.has(event.id)) return;
+      this.#claim(event.id);
+      const at = this.#unclaimed.findIndex((unclaimed) => unclaimed.id === event.id);
+      if (at !== -1) this.#unclaimed.splice(at, 1);
+      return;
+    }
     if (event.type !== "tool-call") return;
     const hostTool = hostToolOf(event.name, this.#server);
     if (hostTool !== undefined) {
