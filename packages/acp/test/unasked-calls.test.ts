@@ -607,6 +607,29 @@ describe("an ask or a later update cannot lower a call's kind: the most acting k
     expect(kinds(run.events)).toEqual(["execute", "execute"]);
   });
 
+  it("read_only: a kind spelled another way (Execute) or unknown (launch) counts, not as no kind: the read ask is denied", async () => {
+    for (const [announced, seen] of [
+      ["Execute", "execute"],
+      [" DELETE ", "delete"],
+      ["launch", "other"],
+    ] as const) {
+      const run = await turn(
+        [
+          callWith("k", { kind: announced, status: "pending" }),
+          ask("k", { kind: "read" }),
+          update("k", { status: "failed" }),
+          text("done"),
+          done,
+        ],
+        READ_ONLY,
+      );
+      expect(run.error).toBeUndefined();
+      expect(run.asked).toEqual([]);
+      expect(policyNotices(run.events)).toEqual(["denied without asking: the run's sandbox is read_only; k is not a read"]);
+      expect(kinds(run.events)).toEqual([seen, seen]);
+    }
+  });
+
   it("a declared read_only session mode: the same ask is denied without reaching the handler", async () => {
     const run = await declaredReadOnly(announcedExecuteAskedAsRead);
     expect(run.error).toBeUndefined();

@@ -1,6 +1,7 @@
 import type { AnyMessage, Stream } from "@agentclientprotocol/sdk";
 import type { CliProcess } from "@adaptor/driver/process";
 import { DriverError, ErrCode } from "@adaptor/errors";
+import { normalizeToolKinds } from "./tool-kinds.js";
 
 /** Notifications handed over between two turns of the event loop. */
 const YIELD_EVERY = 64;
@@ -23,7 +24,8 @@ function messageShaped(value: unknown): value is AnyMessage {
  * a string, a boolean, an array: no message) goes to `onText`, except one that starts
  * like a JSON-RPC message (`{` ... `"jsonrpc"`) and does not parse: an answer cut off, which would
  * leave its request waiting forever, so the stream fails with a DriverError `DRIVER` (op `"read"`).
- * An over-long line fails it with the plumbing's `RESOURCE_EXHAUSTED`.
+ * An over-long line fails it with the plumbing's `RESOURCE_EXHAUSTED`. A tool call's `kind` is made
+ * readable first (`normalizeToolKinds`: an unknown kind is `other`, never dropped).
  *
  * The SDK reads the next message as soon as it has dispatched one, without waiting for its
  * handler: `pace` is what the stream awaits before handing over a notification (a
@@ -46,6 +48,7 @@ export function messageStream(child: CliProcess, onText: (line: string) => void,
           }
           if (next.value.kind === "json" && messageShaped(next.value.value)) {
             const message = next.value.value;
+            normalizeToolKinds(message);
             if ("method" in message && !("id" in message)) {
               const wait = pace?.();
               if (wait) await wait;
