@@ -2,6 +2,7 @@
 // verdict is settled by the next attempt with what was kept, marked `recovered`: the text, the
 // committed thread record's session id and a transcript from the lost attempt's events.
 import type { ChildProcess } from "node:child_process";
+import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { Agent, ErrThreadBusy } from "adaptor";
 import { isError } from "@adaptor/errors";
@@ -15,33 +16,24 @@ if (!PG_URL) {
   skipWithoutServer("fleet recovered results");
 } else {
   const url = PG_URL;
+  /** The folder the worker processes run in (the package's). */
+  const workerDir = fileURLToPath(new URL("..", import.meta.url)).replace(/\/$/, "");
   const closers: (() => Promise<void>)[] = [];
   afterEach(async () => {
     for (const close of closers.splice(0).reverse()) await close();
   });
 
-  /**
-   * A started host supervising the fleet every second; with `stall`, its thread store's lease
-   * release (a turn's last write, after its commit and before its verdict) calls it and never returns.
-   */
-  async function host(schema: string, stall?: () => void): Promise<{ fleet: Fleet; store: PostgresThreadStore }> {
+  /** A started host supervising the fleet every second (it runs no worker: the tests' workers are processes). */
+  async function host(schema: string): Promise<{ fleet: Fleet; store: PostgresThreadStore }> {
     const store = new PostgresThreadStore({ connectionString: url, schema: `${schema}_threads` });
     await store.migrate();
-    const view = fakeCliStoreView(store);
-    const stalled = stall
-      ? new Proxy(view, {
-          get: (target, property) => {
-            if (property === "releaseLease")
-              return () => {
-                stall();
-                return new Promise<never>(() => {});
-              };
-            const value: unknown = Reflect.get(target, property, target);
-            return typeof value === "function" ? (value as (...a: unknown[]) => unknown).bind(target) : value;
-          },
-        })
-      : view;
-    const fleet = new Fleet({ connectionString: url, schema, threadStore: stalled, heartbeatSeconds: 10, monitorIntervalSeconds: 1 });
+    const fleet = new Fleet({
+      connectionString: url,
+      schema,
+      threadStore: fakeCliStoreView(store),
+      heartbeatSeconds: 10,
+      monitorIntervalSeconds: 1,
+    });
     await fleet.start();
     closers.push(async () => {
       await fleet.close();
@@ -61,16 +53,23 @@ if (!PG_URL) {
   describe("fleet recovered results", () => {
     it("a turn committed by an attempt whose worker was then lost resolves as recovered, with its text, the thread's session id and a transcript; a turn settled by its own worker is not recovered", async () => {
       const schema = freshSchema("recovered");
-      let stalled!: () => void;
-      const committed = new Promise<void>((resolve) => (stalled = resolve));
-      const lost = await host(schema, stalled);
+      const marker = `FLEET_RECOVERED_${schema}`;
       const front = await host(schema);
-      await lost.fleet.worker(({ threadStore }) => new Agent(fakeCodex("unused"), { threadStore: threadStore! }));
-      const handle = await front.fleet.submit("keep it", { threadKey: "kept", runOptions: fakeRun(fakeCodexSteps("kept after the loss")) });
-      await committed;
-      // The worker's host goes away after the commit, before the verdict: its job's heartbeat stops.
-      await lost.fleet.close();
-      await front.fleet.worker(({ threadStore }) => new Agent(fakeCodex("unused"), { threadStore: threadStore! }));
+      const children = new Set<ChildProcess>();
+      closers.push(async () => {
+        for (const child of children) child.kill("SIGKILL");
+        await until(() => processesWith(marker).length === 0, "no fake CLI left");
+      });
+      const env = { ...fakeRun(fakeCodexSteps("kept after the loss")).env, [marker]: "1" };
+      const handle = await front.fleet.submit("keep it", { threadKey: "kept", runOptions: { env } });
+      // The worker's host goes away after the commit, before the verdict (killed in the turn's lease
+      // release, once the turn's text is in the log): its job's heartbeat stops.
+      const lost = await startWorker(url, schema, "lost", ["3", `lostAtRelease=${handle.id}`]);
+      children.add(lost);
+      const exited = new Promise((resolve) => lost.once("exit", (_code, signal) => resolve(signal)));
+      expect(await exited).toBe("SIGKILL");
+      expect((await front.store.resolve({ key: "kept" }))?.revision).toBe(1);
+      children.add(await startWorker(url, schema, "second", ["3"]));
       const result = await handle.result();
       expect(result.recovered).toBe(true);
       expect(result.text).toBe("kept after the loss");
@@ -78,12 +77,11 @@ if (!PG_URL) {
       expect(record?.revision).toBe(1);
       expect(result.sessionId).toBe(record?.checkpoint.resumeId);
       expect(result.transcript().filter((item) => item.kind === "assistant")).toEqual([{ kind: "assistant", text: "kept after the loss" }]);
-      const next = await (
-        await front.fleet.submit("again", { threadKey: "kept", runOptions: fakeRun(fakeCodexSteps("second turn", { resume: true })) })
-      ).result();
+      const again = { ...fakeRun(fakeCodexSteps("second turn", { resume: true })).env, [marker]: "1" };
+      const next = await (await front.fleet.submit("again", { threadKey: "kept", runOptions: { env: again } })).result();
       expect(next.recovered).toBe(false);
       expect(next.text).toBe("second turn");
-    }, 90_000);
+    }, 120_000);
 
     it("a turn committed to the thread store by an attempt whose worker died before the fleet recorded the commit resolves as recovered: the record is the one that attempt wrote", async () => {
       const schema = freshSchema("recovered_window");
@@ -130,8 +128,9 @@ if (!PG_URL) {
         children.add(child);
         return child;
       };
-      // A writer outside the fleet (its own lease owner) on the same thread store.
-      await using outside = new Agent(fakeCodex("unused"), { threadStore: fakeCliStoreView(front.store) });
+      // A writer outside the fleet (its own lease owner) on the same thread store, its CLI run in the
+      // workers' folder (the thread's workspace).
+      await using outside = new Agent(fakeCodex("unused"), { threadStore: fakeCliStoreView(front.store), cwd: workerDir });
       await outside.thread("shared").run("first", fakeRun(fakeCodexSteps("first turn")));
       const first = await worker("first");
       // The fleet's turn asks a question and waits: its worker dies before it commits anything.

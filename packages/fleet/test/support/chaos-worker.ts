@@ -3,7 +3,10 @@
 // "counted" (the fake CLI behind support/counting-cli.mjs, which counts the approval answers that
 // reach it in the file the run's env FLEET_ANSWER_COUNTER names), "lostAfterCommit" (a thread
 // turn's commit returns from the thread store, then the worker prints "committed" and never goes on:
-// the test kills it there). Prints "ready" once polling; SIGTERM drains and exits 0.
+// the test kills it there), "lostAtRelease=<run id>" (a thread turn's lease release, its last write
+// after the commit and before the verdict, waits until that run's assistant text is in the fleet's
+// event log, then the process kills itself with SIGKILL: its host is lost there). Prints "ready"
+// once polling; SIGTERM drains and exits 0.
 import { fileURLToPath } from "node:url";
 import { Agent } from "adaptor";
 import { codex } from "@adaptor/codex";
@@ -14,7 +17,9 @@ import { fakeCliStoreView, fakeCodex, fakeCodexSteps } from "./fake-codex.js";
 
 const [url, schema, name, attempts, ...flags] = process.argv.slice(2) as [string, string, string, string?, ...string[]];
 const store = new PostgresThreadStore({ connectionString: url, schema: `${schema}_threads` });
-const view = flags.includes("lostAfterCommit") ? stallAfterCommit(fakeCliStoreView(store)) : fakeCliStoreView(store);
+const lostAtRelease = flags.find((flag) => flag.startsWith("lostAtRelease="))?.slice("lostAtRelease=".length);
+const plain = fakeCliStoreView(store);
+const view = flags.includes("lostAfterCommit") ? stallAfterCommit(plain) : lostAtRelease ? lostAtReleaseOf(plain, lostAtRelease) : plain;
 const fleet = new Fleet({
   connectionString: url,
   schema,
@@ -60,6 +65,22 @@ function stallAfterCommit<S extends object>(store: S): S {
       return async (...args: unknown[]) => {
         await (value as (...a: unknown[]) => Promise<unknown>).apply(target, args);
         process.stdout.write("committed\n");
+        return new Promise<never>(() => {});
+      };
+    },
+  });
+}
+
+/** `store`, whose `releaseLease` waits for run `runId`'s assistant text in the fleet's log, then kills this process. */
+function lostAtReleaseOf<S extends object>(store: S, runId: string): S {
+  return new Proxy(store, {
+    get: (target, property) => {
+      const value: unknown = Reflect.get(target, property, target);
+      if (typeof value !== "function") return value;
+      if (property !== "releaseLease") return (value as (...a: unknown[]) => unknown).bind(target);
+      return async () => {
+        for await (const e of fleet.handle(runId).events()) if (e.event.type === "text-delta") break;
+        process.kill(process.pid, "SIGKILL");
         return new Promise<never>(() => {});
       };
     },
