@@ -83,6 +83,49 @@ if (!PG_URL) {
       expect(next.text).toBe("second turn");
     }, 120_000);
 
+    it("a host closed while its thread turn's lease release hangs after the commit settles that turn itself with its result, once: not recovered, not drained, not run again", async () => {
+      const schema = freshSchema("recovered_closed");
+      const front = await host(schema);
+      let released!: () => void;
+      const committed = new Promise<void>((resolve) => (released = resolve));
+      const store = new PostgresThreadStore({ connectionString: url, schema: `${schema}_threads` });
+      const view = fakeCliStoreView(store);
+      // The turn's last write (after its commit, before its verdict) never answers.
+      const hanging = new Proxy(view, {
+        get: (target, property) => {
+          if (property === "releaseLease")
+            return () => {
+              released();
+              return new Promise<never>(() => {});
+            };
+          const value: unknown = Reflect.get(target, property, target);
+          return typeof value === "function" ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+        },
+      });
+      const closing = new Fleet({ connectionString: url, schema, threadStore: hanging });
+      await closing.start();
+      closers.push(async () => {
+        await closing.close();
+        await store.close();
+      });
+      await closing.worker(({ threadStore }) => new Agent(fakeCodex("unused"), { threadStore: threadStore! }));
+      const handle = await front.fleet.submit("keep it", {
+        threadKey: "closed",
+        runOptions: fakeRun(fakeCodexSteps("settled by its own host")),
+      });
+      await committed;
+      await closing.close();
+      // No other worker exists: the closing host wrote the verdict before its connections closed.
+      expect((await handle.info()).settled).toBe(true);
+      const result = await handle.result();
+      expect(result.recovered).toBe(false);
+      expect(result.text).toBe("settled by its own host");
+      expect((await front.store.resolve({ key: "closed" }))?.revision).toBe(1);
+      const started: number[] = [];
+      for await (const e of handle.events({ follow: false })) if (e.event.type === "attempt-started") started.push(e.attempt);
+      expect(started).toEqual([1]);
+    }, 60_000);
+
     it("a turn committed to the thread store by an attempt whose worker died before the fleet recorded the commit resolves as recovered: the record is the one that attempt wrote", async () => {
       const schema = freshSchema("recovered_window");
       const marker = `FLEET_RECOVERED_${schema}`;
