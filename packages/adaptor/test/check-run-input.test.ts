@@ -12,7 +12,7 @@ const REFUSED: [string, unknown, unknown, new (...args: never[]) => Error, strin
   ["a lone surrogate", "a\uD800", {}, MalformedStringError, "prompt"],
   ["an unknown run option", "hi", { modle: "x" }, InvalidOptionError, "modle"],
   ["a mistyped run option", "hi", { timeoutMs: "soon" }, InvalidOptionError, "timeoutMs"],
-  ["an effort level that is not minimal, low, medium or high", "hi", { effort: "max" }, InvalidOptionError, "effort"],
+  ["an effort level that is not one of the known levels", "hi", { effort: "extreme" }, InvalidOptionError, "effort"],
   ["an unknown policy field", "hi", { policy: { sandboxx: "read_only" } }, InvalidPolicyError, "sandboxx"],
   ["an unknown approvals field", "hi", { policy: { approvals: { permision: "ask" } } }, InvalidPolicyError, "approvals.permision"],
   ["a policy value out of its domain", "hi", { policy: { sandbox: "everything" } }, InvalidPolicyError, "sandbox"],

@@ -14,10 +14,11 @@ const server = (name: string) => mcpStdio(name, process.execPath, { args: ["-e",
 describe.runIf(process.platform === "linux")("stdioServersNotRunning", () => {
   it("a server whose process still reads an empty environment (mid-exec) is looked at again and found", async () => {
     // A shell started with no environment at all (its /proc environ reads empty, as a process in the
-    // middle of an execve does) becomes the server, tagged, a moment later.
+    // middle of an execve does) becomes the server, tagged, a moment later. The shell exports PWD
+    // unless told not to: unset, so `env` too reads empty until it hands over to the server.
     started = spawn(
       "/bin/sh",
-      ["-c", `sleep 0.2; exec /usr/bin/env ${MCP_SERVER_NAME_VAR}=fx "$0" -e "setInterval(() => {}, 1000)"`, process.execPath],
+      ["-c", `sleep 0.2; unset PWD; exec /usr/bin/env ${MCP_SERVER_NAME_VAR}=fx "$0" -e "setInterval(() => {}, 1000)"`, process.execPath],
       {
         stdio: "ignore",
         env: {},
