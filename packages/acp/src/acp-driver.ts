@@ -3,6 +3,7 @@ import {
   type ClientContext,
   type ContentBlock,
   type InitializeResponse,
+  type ListSessionsResponse,
   type McpServer,
   type NewSessionResponse,
   type PromptResponse,
@@ -455,28 +456,9 @@ export class AcpDriver implements Driver {
   async listSessions(query: DriverListSessionsQuery, signal: AbortSignal = new AbortController().signal): Promise<SessionPage> {
     // The listing's `cwd` filters it; the process starts in the config's.
     const start = query.env !== undefined ? { env: query.env } : {};
-    return this.#shortLived("list-sessions", start, signal, async (proc, init, config, end, requested) => {
-      if (!init.agentCapabilities?.sessionCapabilities?.list)
-        throw new FeatureUnsupportedError(
-          this.descriptor.type,
-          "listSessions",
-          `${this.descriptor.displayName} does not offer session/list (no sessionCapabilities.list in its initialize answer)`,
-        );
-      requested("session/list");
-      return listAcpSessions(query, (cwd, cursor) =>
-        withHandshakeDeadline(
-          proc.connection.agent.request(
-            "session/list",
-            { ...(cwd !== undefined ? { cwd } : {}), ...(cursor !== undefined ? { cursor } : {}) },
-            { cancellationSignal: signal },
-          ),
-          config,
-          this.descriptor.type,
-          "session/list",
-          end,
-        ),
-      );
-    });
+    return this.#shortLived("list-sessions", start, signal, async (proc, init, config, end, requested) =>
+      listAcpSessions(query, this.#sessionList("listSessions", proc, init, config, end, requested, signal)),
+    );
   }
 
   /**
@@ -491,22 +473,8 @@ export class AcpDriver implements Driver {
   async getSessionInfo(query: DriverSessionQuery, signal: AbortSignal = new AbortController().signal): Promise<SessionSummary | undefined> {
     const start = query.env !== undefined ? { env: query.env } : {};
     return this.#shortLived("session-info", start, signal, async (proc, init, config, end, requested) => {
-      if (!init.agentCapabilities?.sessionCapabilities?.list)
-        throw new FeatureUnsupportedError(
-          this.descriptor.type,
-          "getSessionInfo",
-          `${this.descriptor.displayName} does not offer session/list (no sessionCapabilities.list in its initialize answer)`,
-        );
-      requested("session/list");
-      return findAcpSession(query.sessionId, (cursor) =>
-        withHandshakeDeadline(
-          proc.connection.agent.request("session/list", { ...(cursor !== undefined ? { cursor } : {}) }, { cancellationSignal: signal }),
-          config,
-          this.descriptor.type,
-          "session/list",
-          end,
-        ),
-      );
+      const list = this.#sessionList("getSessionInfo", proc, init, config, end, requested, signal);
+      return findAcpSession(query.sessionId, (cursor) => list(undefined, cursor));
     });
   }
 
@@ -582,6 +550,41 @@ export class AcpDriver implements Driver {
       const { messages, next } = replay.done();
       return { messages, ...(next !== undefined ? { nextCursor: encodeReplayCursor(next) } : {}) };
     });
+  }
+
+  /**
+   * The agent's `session/list` on short-lived process `proc`, one page a call (`cwd` filters it,
+   * `cursor` the agent's own), each within `handshakeTimeoutMs`.
+   * @throws FeatureUnsupportedError (feature `feature`) when `init` has no `sessionCapabilities.list`.
+   */
+  #sessionList(
+    feature: string,
+    proc: AcpProcess,
+    init: InitializeResponse,
+    config: AcpConfig,
+    end: () => void,
+    requested: (op: string) => void,
+    signal: AbortSignal,
+  ): (cwd: string | undefined, cursor: string | undefined) => Promise<ListSessionsResponse> {
+    if (!init.agentCapabilities?.sessionCapabilities?.list)
+      throw new FeatureUnsupportedError(
+        this.descriptor.type,
+        feature,
+        `${this.descriptor.displayName} does not offer session/list (no sessionCapabilities.list in its initialize answer)`,
+      );
+    requested("session/list");
+    return (cwd, cursor) =>
+      withHandshakeDeadline(
+        proc.connection.agent.request(
+          "session/list",
+          { ...(cwd !== undefined ? { cwd } : {}), ...(cursor !== undefined ? { cursor } : {}) },
+          { cancellationSignal: signal },
+        ),
+        config,
+        this.descriptor.type,
+        "session/list",
+        end,
+      );
   }
 
   /**
