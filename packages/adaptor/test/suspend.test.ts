@@ -95,7 +95,9 @@ describe("suspended turns", () => {
       onDeadline: "deny",
       checkpoint: { recordId: before!.id, revision: before!.revision },
     });
-    expect(pending.deadline!.getTime() - pending.createdAt.getTime()).toBe(3_600_000);
+    // The store's clock sets the deadline: an hour after the save, which is no earlier than the suspension.
+    expect(pending.deadline!.getTime() - pending.createdAt.getTime()).toBeGreaterThanOrEqual(3_600_000);
+    expect(pending.deadline!.getTime() - pending.createdAt.getTime()).toBeLessThan(3_600_000 + 60_000);
     expect(events.some((e) => e.type === "approval-request")).toBe(false);
     expect(events.find((e) => e.type === "notice" && e.kind === "approval.suspended")).toBeDefined();
     // One id for the question: the run's approval notices carry the stored approval's id.
@@ -293,8 +295,29 @@ describe("suspended turns", () => {
     expect(effects).toEqual([]);
   });
 
+  it("a suspended approval's deadline is judged by the store's clock, not the suspending host's: a store an hour behind keeps it an hour after its own now", async () => {
+    const hour = 3_600_000;
+    const storeNow = new Date(Date.now() - hour);
+    const clock = new ManualClock(storeNow);
+    const store = new MemoryThreadStore({ now: clock.now });
+    const { driver } = toolDriver([WRITE]);
+    await using agent = new Agent(driver, { threadStore: store, leaseTtlMs: 3_600_000 });
+    const stream = agent.thread("skew").stream("go", { suspend: { deadlineMs: 60_000, onDeadline: "deny" } });
+    const events: AgentEvent[] = [];
+    for await (const event of stream) events.push(event);
+    const { pendingApproval } = await stream.result();
+    expect(pendingApproval?.deadline?.toISOString()).toBe(new Date(storeNow.getTime() + 60_000).toISOString());
+    const notice = events.find((e) => e.type === "notice" && e.kind === "approval.suspended");
+    expect(notice?.type === "notice" ? notice.data?.deadline : undefined).toBe(pendingApproval?.deadline?.toISOString());
+    // Fifty-nine seconds on the store's clock: still answerable, though the host's clock is an hour past it.
+    clock.advance(59_000);
+    expect((await agent.thread("skew").pendingApprovals()).map((a) => a.status)).toEqual(["pending"]);
+    clock.advance(2_000);
+    expect((await agent.thread("skew").pendingApprovals()).map((a) => a.status)).toEqual(["expired"]);
+  });
+
   it("past its deadline the fallback is recorded once at the next access: deny lets resume() continue with a denial, abort closes it", async () => {
-    const clock = new ManualClock(new Date()); // the SDK sets deadlines from its own clock
+    const clock = new ManualClock(new Date()); // the store judges deadlines by its own clock
     const store = new MemoryThreadStore({ now: clock.now });
     const { driver, effects } = toolDriver([WRITE]);
     await using agent = new Agent(driver, { threadStore: store, leaseTtlMs: 3_600_000 });

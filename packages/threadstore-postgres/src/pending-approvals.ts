@@ -49,7 +49,7 @@ interface Row {
 }
 
 /** The fields of a draft kept in `body`. */
-type Body = Omit<PendingApprovalDraft, "id" | "key" | "createdAt" | "deadline">;
+type Body = Omit<PendingApprovalDraft, "id" | "key" | "createdAt" | "deadline" | "deadlineMs">;
 
 /** Runs `body` in one BEGIN … COMMIT with the store's closed, signal and fault checks and its error mapping. */
 export type PostgresStep = <T>(
@@ -80,7 +80,7 @@ export class PostgresPendingApprovals {
   async save(draft: PendingApprovalDraft, lease: Lease, signal?: AbortSignal): Promise<PendingApproval> {
     checkPendingApprovalDraft(draft);
     checkLease(lease);
-    const { id, key, createdAt, deadline, ...body } = draft;
+    const { id, key, createdAt, deadline, deadlineMs, ...body } = draft;
     return this.#step("savePendingApproval", signal, async (client) => {
       const held = await client.query(
         `SELECT 1 FROM ${this.#leases} WHERE target = $1 AND owner = $2 AND token = $3::bigint AND expires_at > clock_timestamp() FOR UPDATE`,
@@ -88,8 +88,11 @@ export class PostgresPendingApprovals {
       );
       if (lease.target !== key || held.rowCount !== 1) throw new LeaseLostError(lease.target);
       const rows = await client.query<Row>(
-        `INSERT INTO ${this.#t} (id, key, status, body, created_at, deadline) VALUES ($1, $2, 'pending', $3::json, $4, $5) RETURNING ${COLUMNS}`,
-        [id, key, JSON.stringify(body satisfies Body), createdAt, deadline ?? null],
+        // A draft's deadlineMs is judged by the database's clock; its deadline is the host's estimate.
+        `INSERT INTO ${this.#t} (id, key, status, body, created_at, deadline)
+         VALUES ($1, $2, 'pending', $3::json, $4, CASE WHEN $6::float8 IS NULL THEN $5::timestamptz ELSE now() + $6::float8 * interval '1 millisecond' END)
+         RETURNING ${COLUMNS}`,
+        [id, key, JSON.stringify(body satisfies Body), createdAt, deadline ?? null, deadlineMs ?? null],
       );
       return approvalOf(rows.rows[0] as Row);
     });

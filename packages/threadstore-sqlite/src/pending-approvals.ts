@@ -7,6 +7,7 @@ import {
   checkPendingApprovalDraft,
   checkStoredDecision,
   checkThreadKey,
+  storedDeadline,
   type Lease,
   type PendingApproval,
   type PendingApprovalDraft,
@@ -47,7 +48,7 @@ interface Row {
 }
 
 /** The fields of a draft kept in `body_json`. */
-type Body = Omit<PendingApprovalDraft, "id" | "key" | "createdAt" | "deadline">;
+type Body = Omit<PendingApprovalDraft, "id" | "key" | "createdAt" | "deadline" | "deadlineMs">;
 
 const COLUMNS = "id, key, status, body_json, created_at_ms, deadline_ms, decision_json, resolved_at_ms";
 const EXPIRED_DECISION = JSON.stringify({ outcome: "deny", reason: DEADLINE_PASSED_REASON });
@@ -103,7 +104,7 @@ export class SqlitePendingApprovals {
       checkFile("savePendingApproval", lease);
       if (lease.target !== draft.key || !holds(lease, Date.now())) throw new LeaseLostError(lease.target);
       if (sql.byId.get(draft.id)) throw new TypeError(`savePendingApproval: id ${draft.id} is already stored`);
-      const row = rowOf(draft);
+      const row = rowOf(draft, Date.now());
       sql.insert.run(row);
       return approvalOf(row);
     }).immediate;
@@ -173,8 +174,9 @@ export function isPendingApprovalError(err: unknown): boolean {
   return err instanceof ApprovalNotPendingError;
 }
 
-function rowOf(draft: PendingApprovalDraft): Row {
-  const { id, key, createdAt, deadline, ...body } = draft;
+function rowOf(draft: PendingApprovalDraft, now: number): Row {
+  const { id, key, createdAt, deadline: _hostDeadline, deadlineMs: _ms, ...body } = draft;
+  const deadline = storedDeadline(draft, now);
   return {
     id,
     key,

@@ -41,6 +41,7 @@ describe("public surface", () => {
       "segmentSummaryAfter",
       "segmentTag",
       "sessionStateBytesAfter",
+      "storedDeadline",
       "supportsPendingApprovals",
       "supportsThreadCatalog",
       "threadKeyProblem",

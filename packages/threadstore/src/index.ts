@@ -48,7 +48,7 @@ export {
   type StoredApprovalDecision,
   type ApprovalCheckpointRef,
 } from "./contract/pending-approvals.js";
-export { checkApprovalId, checkPendingApprovalDraft, checkStoredDecision } from "./contract/pending-approval-checks.js";
+export { checkApprovalId, checkPendingApprovalDraft, checkStoredDecision, storedDeadline } from "./contract/pending-approval-checks.js";
 export {
   supportsThreadCatalog,
   checkListThreadsQuery,

@@ -107,7 +107,10 @@ export async function saveSuspension(init: {
       ...(ask.input !== undefined ? { input: ask.input } : {}),
       ...(ask.choices !== undefined ? { choices: ask.choices } : {}),
       createdAt,
-      ...(settings.deadlineMs !== undefined ? { deadline: new Date(createdAt.getTime() + settings.deadlineMs) } : {}),
+      // The store sets the deadline from its own clock (deadlineMs); `deadline` is this host's estimate.
+      ...(settings.deadlineMs !== undefined
+        ? { deadline: new Date(createdAt.getTime() + settings.deadlineMs), deadlineMs: settings.deadlineMs }
+        : {}),
       onDeadline: settings.onDeadline,
       ...(checkpoint ? { checkpoint } : {}),
       turn: init.turn,

@@ -5,6 +5,7 @@ import type { PendingApprovalDraft, StoredApprovalDecision } from "./pending-app
 // input the same way.
 
 const LONE_SURROGATE = /\p{Surrogate}/u;
+const MAX_DEADLINE_MS = 2 ** 31 - 1;
 
 /** @throws TypeError unless `id` is a non-empty, well-formed string without NUL. */
 export function checkApprovalId(id: unknown, what = "approval id"): asserts id is string {
@@ -18,7 +19,7 @@ function checkDate(value: unknown, what: string): void {
 
 /**
  * Checks a {@link PendingApprovalDraft} before it is stored.
- * @throws TypeError for an empty id, kind or title, a bad `createdAt` / `deadline`, an unknown
+ * @throws TypeError for an empty id, kind or title, a bad `createdAt` / `deadline` / `deadlineMs`, an unknown
  * `onDeadline`, a malformed checkpoint reference or values that are not JSON; InvalidThreadKeyError for a bad key.
  */
 export function checkPendingApprovalDraft(draft: PendingApprovalDraft): void {
@@ -29,6 +30,12 @@ export function checkPendingApprovalDraft(draft: PendingApprovalDraft): void {
   if (typeof draft.title !== "string") throw new TypeError("savePendingApproval: title must be a string");
   checkDate(draft.createdAt, "savePendingApproval: createdAt");
   if (draft.deadline !== undefined) checkDate(draft.deadline, "savePendingApproval: deadline");
+  if (
+    draft.deadlineMs !== undefined &&
+    !(typeof draft.deadlineMs === "number" && draft.deadlineMs >= 0 && draft.deadlineMs <= MAX_DEADLINE_MS)
+  ) {
+    throw new TypeError(`savePendingApproval: deadlineMs must be a number in [0, ${MAX_DEADLINE_MS}], got ${String(draft.deadlineMs)}`);
+  }
   if (draft.onDeadline !== "deny" && draft.onDeadline !== "abort")
     throw new TypeError(`savePendingApproval: bad onDeadline ${String(draft.onDeadline)}`);
   if (draft.checkpoint !== undefined) {
@@ -45,6 +52,14 @@ export function checkPendingApprovalDraft(draft: PendingApprovalDraft): void {
       throw new TypeError(`savePendingApproval: ${field} must be JSON-serialisable`, { cause });
     }
   }
+}
+
+/**
+ * The deadline a store keeps for a checked draft, judged by its own clock: `now` (the store's, ms
+ * since the epoch) plus the draft's `deadlineMs` when it has one, else the draft's `deadline`.
+ */
+export function storedDeadline(draft: PendingApprovalDraft, now: number): Date | undefined {
+  return draft.deadlineMs !== undefined ? new Date(now + draft.deadlineMs) : draft.deadline;
 }
 
 /**

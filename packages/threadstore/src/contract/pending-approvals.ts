@@ -50,8 +50,20 @@ export interface PendingApprovalDraft {
   readonly choices?: readonly { readonly key: string; readonly label: string; readonly description?: string }[];
   /** When the turn suspended (UTC). */
   readonly createdAt: Date;
-  /** After this instant the approval can no longer be answered; absent: no deadline. */
+  /**
+   * After this instant the approval can no longer be answered; absent: no deadline. In a draft that
+   * also has {@link PendingApprovalDraft.deadlineMs} this is only the suspending host's estimate: the
+   * store sets the stored deadline from its own clock.
+   */
   readonly deadline?: Date;
+  /**
+   * How long after the save the deadline falls (ms, in [0, 2^31-1]), judged by the
+   * store's clock: a store that reads this stores its own now at the save plus `deadlineMs` as the
+   * approval's `deadline`, so a suspending host whose clock is off does not move it. The SDK sends
+   * both fields; a store made before this field keeps the draft's `deadline`. Never part of a stored
+   * {@link PendingApproval}.
+   */
+  readonly deadlineMs?: number;
   /** The fallback recorded at the deadline: `deny` (the resumed turn gets a denial) or `abort` (the turn is not resumed). */
   readonly onDeadline: "deny" | "abort";
   /** The committed record the turn started from; absent for the first turn of a thread. */
@@ -60,8 +72,8 @@ export interface PendingApprovalDraft {
   readonly turn: unknown;
 }
 
-/** A stored approval: the draft plus where it stands. */
-export interface PendingApproval extends PendingApprovalDraft {
+/** A stored approval: the draft (its `deadline` the store's, without `deadlineMs`) plus where it stands. */
+export interface PendingApproval extends Omit<PendingApprovalDraft, "deadlineMs"> {
   /** See {@link PendingApprovalStatus}. */
   readonly status: PendingApprovalStatus;
   /** The answer (`answered`) or the recorded fallback (`expired`); absent while `pending`. */

@@ -1,5 +1,5 @@
 import type { Lease } from "../contract/lease.js";
-import { checkApprovalId, checkPendingApprovalDraft, checkStoredDecision } from "../contract/pending-approval-checks.js";
+import { checkApprovalId, checkPendingApprovalDraft, checkStoredDecision, storedDeadline } from "../contract/pending-approval-checks.js";
 import {
   DEADLINE_PASSED_REASON,
   type PendingApprovalOperation,
@@ -34,7 +34,9 @@ export class MemoryPendingApprovals {
     this.#host.enter("savePendingApproval", signal);
     if (lease.target !== approval.key || !this.#host.holds(lease)) throw new LeaseLostError(lease.target);
     if (this.#rows.has(approval.id)) throw new TypeError(`savePendingApproval: id ${approval.id} is already stored`);
-    const row: PendingApproval = { ...structuredClone(approval), status: "pending" };
+    const { deadlineMs: _estimate, deadline: _hostDeadline, ...draft } = structuredClone(approval);
+    const deadline = storedDeadline(approval, this.#host.now());
+    const row: PendingApproval = { ...draft, ...(deadline !== undefined ? { deadline } : {}), status: "pending" };
     this.#rows.set(row.id, row);
     return structuredClone(row);
   }

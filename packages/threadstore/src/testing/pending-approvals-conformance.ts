@@ -234,6 +234,48 @@ export function describePendingApprovalsConformance(name: string, makeStore: Mak
       expect(await store.getPendingApproval(d.id)).toEqual(expired);
     });
 
+    it("a draft's deadlineMs is judged by the store's clock: the host's estimated deadline is not what it keeps", async (ctx) => {
+      need(ctx);
+      const lease = await store.acquireLease("pa-store-clock", "worker-a", LONG_TTL);
+      const hour = 3_600_000;
+      // A suspending host whose clock runs an hour behind estimates a deadline already past.
+      const d = draft("pa-store-clock", { deadline: new Date(now() - hour), deadlineMs: hour });
+      const before = now();
+      const saved = await store.savePendingApproval(d, lease);
+      const after = now();
+      expect(saved).not.toHaveProperty("deadlineMs");
+      // The store's clock, read at the save (a store on this machine; a minute's slack for a database's own clock).
+      expect(saved.deadline?.getTime()).toBeGreaterThanOrEqual(before + hour - 60_000);
+      expect(saved.deadline?.getTime()).toBeLessThanOrEqual(after + hour + 60_000);
+      const listed = await store.listPendingApprovals("pa-store-clock");
+      expect(listed.map((a) => a.status)).toEqual(["pending"]);
+      expect(listed[0]).toEqual(saved);
+      expect(await store.getPendingApproval(d.id)).toEqual(saved);
+    });
+
+    it("an approval saved with deadlineMs expires once that long has passed on the store's clock, whatever the host estimated", async (ctx) => {
+      need(ctx);
+      const lease = await store.acquireLease("pa-store-clock-2", "worker-a", LONG_TTL);
+      const wait = h.clock ? 10_000 : shortTtl;
+      // A host whose clock runs ahead estimates a deadline an hour later than the store's.
+      const d = draft("pa-store-clock-2", { deadline: new Date(now() + 3_600_000), deadlineMs: wait });
+      await store.savePendingApproval(d, lease);
+      await store.releaseLease(lease);
+      await elapse(wait);
+      const [expired] = await store.listPendingApprovals("pa-store-clock-2");
+      expect(expired?.status).toBe("expired");
+      expect(expired?.decision).toEqual({ outcome: "deny", reason: DEADLINE_PASSED_REASON });
+    });
+
+    it("savePendingApproval refuses a deadlineMs that is negative, not a number or past 2^31-1", async (ctx) => {
+      need(ctx);
+      const lease = await store.acquireLease("pa-bad-ms", "worker-a", LONG_TTL);
+      for (const deadlineMs of [-1, Number.NaN, 2 ** 31, "5" as unknown as number]) {
+        await expect(store.savePendingApproval(draft("pa-bad-ms", { deadlineMs }), lease)).rejects.toThrow(TypeError);
+      }
+      expect(await store.listPendingApprovals("pa-bad-ms")).toEqual([]);
+    });
+
     it("an approval answered before its deadline keeps its answer once the deadline passes: only a pending one expires", async (ctx) => {
       need(ctx);
       const lease = await store.acquireLease("pa-answered", "worker-a", LONG_TTL);
