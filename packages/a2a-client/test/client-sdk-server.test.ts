@@ -598,13 +598,21 @@ describe("stream recovery", () => {
 });
 
 describe("A2AClient.connect deadline", () => {
-  it("a card request that is never answered fails after connectTimeoutMs with a ProtocolError whose cause is a TIMEOUT DriverError", async () => {
+  it("a card request that is never answered fails after connectTimeoutMs with a ProtocolError whose cause is a TIMEOUT DriverError, its own cause an Error naming the bound", async () => {
     expect(DEFAULT_CONNECT_TIMEOUT_MS).toBe(30_000);
     const silent = await plain(() => undefined);
     const err = await rejection(A2AClient.connect(silent.url, { connectTimeoutMs: 1000 }));
     expect(findError(err, ProtocolError)).toMatchObject({ op: "agent-card" });
     expect(errorCode(err)).toBe(ErrCode.Timeout);
     expect(findError(err, DriverError)).toMatchObject({ op: "agent-card", device: "a2a" });
+    const chain: unknown[] = [];
+    for (let node: unknown = err; node !== undefined; node = (node as { cause?: unknown }).cause) chain.push(node);
+    expect(chain.every((node) => node instanceof Error)).toBe(true);
+    expect(chain.map((node) => (node as Error).message)).toEqual([
+      `a2a agent-card: no agent card from ${silent.url}/.well-known/agent-card.json within 1000 ms ([TIMEOUT] agent-card: a2a (no answer within 1000 ms))`,
+      "[TIMEOUT] agent-card: a2a (no answer within 1000 ms)",
+      "no answer within 1000 ms",
+    ]);
     for (const category of [ErrInvalidAgentCard, ErrProtocol, ErrUnauthorized, ErrNotFound, ErrUnsupported, ErrUntrustedOrigin])
       expect(isError(err, category)).toBe(false);
     expect(silent.requests.map((r) => r.path)).toEqual(["/.well-known/agent-card.json"]);

@@ -323,7 +323,7 @@ describe("portable sessions (SDK)", () => {
     expect(await store.resolve({ key: "k" })).toStrictEqual(before);
   });
 
-  it("a session=stored record whose restored state the CLI rejects (a manifest without a turn log, state of an older write) is ThreadSessionError stale, never a fresh conversation committed over it", async () => {
+  it("a session=stored record whose restored state the CLI rejects (a manifest without a turn log, state of an older write) is ThreadSessionError stale (the CLI's rejection its cause, as an Error), never a fresh conversation committed over it", async () => {
     const { store, before } = await staleAfterTwoTurns();
     // An earlier version's manifest: no turn log, so only the CLI can tell.
     const real = store.sessionState!;
@@ -341,6 +341,8 @@ describe("portable sessions (SDK)", () => {
     const err = await failure(new Agent(driver, { threadStore: unlogged }).thread("k").run("three"));
     expect(err.reason).toBe("stale");
     expect(isError(err, ErrThreadSessionCorrupt)).toBe(true);
+    expect(err.cause).toBeInstanceOf(Error);
+    expect((err.cause as Error).message).toBe("no message user: two");
     expect(driver.requests).toHaveLength(1);
     expect(await store.resolve({ key: "k" })).toStrictEqual(before);
   });

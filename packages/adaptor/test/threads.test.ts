@@ -246,7 +246,7 @@ describe("Thread API", () => {
     expect((await store.resolve({ key: "k" }))?.checkpoint.resumeId).toBe("s2");
   });
 
-  it("resume_rejected with details.historyIncomplete → ErrResumeRejected even in continue-or-start mode; nothing started fresh", async () => {
+  it("resume_rejected with details.historyIncomplete → ErrResumeRejected even in continue-or-start mode (the driver's message its cause, as an Error); nothing started fresh", async () => {
     const store = new MemoryThreadStore();
     let reject = false;
     const driver = sessionDriver({ rejectResume: () => reject, historyIncomplete: true });
@@ -258,6 +258,9 @@ describe("Thread API", () => {
       .run("b")
       .catch((e: unknown) => e);
     expect(isError(error, ErrResumeRejected)).toBe(true);
+    expect((error as Error).message).toBe("thread k: resume rejected: no session s1");
+    expect((error as Error).cause).toBeInstanceOf(Error);
+    expect(((error as Error).cause as Error).message).toBe("no session s1");
     expect(driver.requests).toHaveLength(2);
     expect((await store.resolve({ key: "k" }))?.checkpoint.resumeId).toBe("s1");
   });

@@ -10,9 +10,17 @@ export interface DriverErrorInit {
   device: string;
   /** Classification; one of the 13 {@link ErrCode} values. */
   code: ErrCode;
-  /** The underlying error or a short reason. Strings become the parenthesised detail. */
+  /**
+   * The underlying error, or the reason as text. Its message (or the text) is the parenthesised
+   * detail of the message unless `detail` is given. Text without a `detail` is kept on
+   * {@link DriverError.cause} as an `Error` with that message, so every link of the chain is an
+   * `Error`; any other value is kept as given.
+   */
   cause?: unknown;
-  /** The parenthesised detail, when it should not be the cause's message (a cause that is not an Error). */
+  /**
+   * The parenthesised detail, when it should not be the cause's message (a cause that is not an
+   * Error, such as a driver's rejection value, is then kept on `cause` as it is).
+   */
   detail?: string;
 }
 
@@ -28,13 +36,24 @@ export class DriverError extends AdaptorError {
   readonly device: string;
   /** Classification; one of the 13 {@link ErrCode} values. */
   readonly code: ErrCode;
+  /**
+   * The underlying failure: an `Error` (a reason given as text becomes an `Error` with that
+   * message, and a stack); only a value wrapped with a `detail` (e.g. a driver's `run()` that
+   * rejected with a value that is not an Error) is that value. Absent when there is none.
+   */
+  declare cause?: unknown;
 
   constructor(init: DriverErrorInit, options: Omit<AdaptorErrorOptions, "cause"> = {}) {
-    super(formatDriverError(init), { ...options, ...("cause" in init ? { cause: init.cause } : {}) });
+    super(formatDriverError(init), { ...options, ...("cause" in init ? { cause: causeOf(init) } : {}) });
     this.op = init.op;
     this.device = init.device;
     this.code = init.code;
   }
+}
+
+/** The cause kept for `init`: its text as an `Error` when given as text without a `detail`, else as given. */
+function causeOf({ cause, detail }: DriverErrorInit): unknown {
+  return typeof cause === "string" && detail === undefined ? new Error(cause) : cause;
 }
 
 function formatDriverError({ op, device, code, cause, detail }: DriverErrorInit): string {

@@ -78,7 +78,7 @@ export function classify(op: string, err: unknown, secrets: readonly string[], s
   const exhausted = findError(err, DriverError);
   if (exhausted?.code === ErrCode.ResourceExhausted) {
     // An answer over the client's limit (`maxResponseBytes`): dropped unread, its identity kept.
-    const reason = typeof exhausted.cause === "string" ? exhausted.cause : "the response is too large";
+    const reason = exhausted.cause instanceof Error ? exhausted.cause.message : "the response is too large";
     return new ProtocolError({ op, reason, cause: exhausted, secrets });
   }
   if (isConnectionFailure(err) || isConnectionFailure((err as { cause?: unknown } | undefined)?.cause)) {

@@ -625,6 +625,8 @@ export class ThreadTurn {
     }
     if (response.failure?.reason !== "resume_rejected") return response;
     const failure = response.failure;
+    // The driver's error, else its message as an Error: every link of the chain is an Error.
+    const cause = failure.cause ?? new Error(failure.message);
     if (this.#current && this.#stored && sessionFilesOf(this.#current.codec) === "stored") {
       // The record's own stored files were restored, and the CLI does not find its checkpoint in
       // them: the state is not the record's. A fresh conversation would replace its history.
@@ -632,16 +634,12 @@ export class ThreadTurn {
         key: this.#ctx.key,
         reason: "stale",
         message: `thread ${this.#ctx.key}: session state: the CLI rejected the checkpoint of record ${this.#current.id} in the session files restored from the store (${failure.message}); the store's session state is not the record's`,
-        cause: failure.cause ?? failure.message,
+        cause,
       });
     }
     // A session the CLI knows but cannot continue in full (a fork lacking its parent's history) is never started over.
     if (this.#ctx.mode !== "continue_or_start" || !this.#current || failure.details?.historyIncomplete === true) {
-      throw threadError(
-        ErrResumeRejected,
-        `thread ${this.#ctx.key}: resume rejected: ${failure.message}`,
-        failure.cause ?? failure.message,
-      );
+      throw threadError(ErrResumeRejected, `thread ${this.#ctx.key}: resume rejected: ${failure.message}`, cause);
     }
     this.#queue.push({
       type: "notice",

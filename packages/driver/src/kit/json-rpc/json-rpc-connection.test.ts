@@ -107,14 +107,16 @@ describe("JsonRpcConnection", () => {
     expect((thrown as MyRpcError).code).toBe(0);
   });
 
-  it("close() rejects waiting and later requests with DEVICE_DISCONNECTED carrying the cause", async () => {
+  it("close() rejects waiting and later requests with DEVICE_DISCONNECTED carrying the cause, text as an Error", async () => {
     const { rpc } = connection();
     const waiting = rpc.request("turn/start", {});
     rpc.close("peer exited with code 1");
     for (const p of [waiting, rpc.request("later")]) {
       const err = await p.catch((e: unknown) => e);
       expect(err).toBeInstanceOf(DriverError);
-      expect(err).toMatchObject({ code: ErrCode.DeviceDisconnected, cause: "peer exited with code 1" });
+      expect(err).toMatchObject({ code: ErrCode.DeviceDisconnected, message: expect.stringMatching(/ \(peer exited with code 1\)$/) });
+      expect((err as DriverError).cause).toBeInstanceOf(Error);
+      expect((err as DriverError).cause).toMatchObject({ message: "peer exited with code 1" });
     }
   });
 

@@ -197,7 +197,8 @@ export class JsonRpcConnection {
 
   /**
    * Marks the connection gone (the peer's output ended): every waiting and later request rejects
-   * with a `DEVICE_DISCONNECTED` DriverError whose cause is `cause`. Idempotent.
+   * with a `DEVICE_DISCONNECTED` DriverError whose cause is `cause` (text: an `Error` with that
+   * message). Idempotent.
    */
   close(cause: unknown = `${this.#transport.device} exited`): void {
     if (this.#closed !== undefined) return;
