@@ -285,6 +285,7 @@ describe("public surface", () => {
       "segmentSummaryAfter",
       "segmentTag",
       "sessionStateBytesAfter",
+      "storedDeadline",
       "supportsPendingApprovals",
       "supportsThreadCatalog",
       "threadKeyProblem",
