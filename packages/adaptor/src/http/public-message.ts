@@ -85,7 +85,7 @@ const TOKEN_SHAPES: readonly RegExp[] = [
  * (`scheme://user:pw@`, `scheme://token@`, `scheme://:pw@`, spaces allowed in a password) and the
  * value of a query parameter named like a credential (`?api_key=…`, `&access_token=…`, `&sig=…`:
  * names containing key, token, secret, password, passwd, pwd, credential, auth, session or
- * signature). Each secret is also found in another letter case, URL-encoded, base64-encoded or JSON-escaped (`\/`, `\u002b`).
+ * signature). Each secret is also found in another letter case, URL-encoded, base64-encoded (alone or inside longer base64 text) or JSON-escaped (`\/`, `\u002b`).
  * @param message the failure's message.
  * @param secrets literal values to redact, e.g. {@link secretEnvValues}; default none.
  */
