@@ -4,7 +4,7 @@ import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { whenUserSays } from "@adaptor/testkit";
+import { refusedLocalPort, whenUserSays } from "@adaptor/testkit";
 import { MCP_FIXTURE_MARKER, mcpFixtureCommand, readMcpFixtureLog } from "@adaptor/testkit/mcp-fixtures";
 import {
   Agent,
@@ -18,6 +18,7 @@ import {
   isError,
   mcpSse,
   isNotice,
+  mcpHttp,
   mcpStdio,
   type AgentEvent,
   type McpServerState,
@@ -198,6 +199,38 @@ describe("MCP servers on the real claude binary", () => {
     expect(pid).toBeDefined();
     expect(alive(pid ?? 0)).toBe(false);
   }, 120_000);
+
+  it("the credentials the run hands claude (an HTTP server's header, a stdio server's token variable) are redacted in result.raw(), which still holds claude's answer to mcp_status", async () => {
+    h = await harness();
+    const fixture = mcpFixtureCommand();
+    const header = "Bearer hdrSecret-QWERTY123456";
+    const token = "stdioTok-ABCDEFGH12345";
+    const stream = h.agent.stream("hello", {
+      mcpServers: [
+        mcpStdio("fixture", fixture.command, { args: fixture.args, env: { FIXTURE_API_TOKEN: token } }),
+        mcpHttp("issues", `http://127.0.0.1:${await refusedLocalPort()}/mcp`, { headers: { authorization: header } }),
+      ],
+    });
+    const events = await collect(stream);
+    const result = await stream.result();
+    // The HTTP server failed, so the driver asked claude for its error with `mcp_status`.
+    expect(mcpStatus(events)?.find((server) => server.name === "issues")?.status).toBe("failed");
+    const stdout = result.raw().stdout;
+    const answer = stdout.split("\n").find((line) => line.includes('"request_id":"adaptor_mcp_status_'));
+    expect(answer).toBeDefined();
+    expect(JSON.parse(answer ?? "{}")).toMatchObject({
+      response: {
+        response: {
+          mcpServers: expect.arrayContaining([
+            expect.objectContaining({ name: "issues", config: expect.objectContaining({ headers: { authorization: "[redacted]" } }) }),
+          ]),
+        },
+      },
+    });
+    const everything = JSON.stringify(events) + stdout + result.raw().stderr;
+    expect(everything).not.toContain("hdrSecret-QWERTY123456");
+    expect(everything).not.toContain(token);
+  });
 
   it("a transport claude does not declare (sse) is refused before launch: ErrMCPTransportUnsupported, no process started", async () => {
     expect(CLAUDE_DESCRIPTOR.capabilities.mcp.transports).not.toContain("sse");

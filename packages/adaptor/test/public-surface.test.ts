@@ -93,6 +93,7 @@ describe("public surface", () => {
       "forceKilledError",
       "inheritEnvProblem",
       "isolateStdioServer",
+      "launchSecrets",
       "loadRawFiles",
       "mergeChildEnv",
       "openRegularFile",

@@ -34,7 +34,7 @@ import {
   withStallWatchdog,
   responseExit,
 } from "@adaptor/driver/kit";
-import { forceKilledError, rawStreams, spawnCli, waitForCpuIdle } from "@adaptor/driver/process";
+import { forceKilledError, launchSecrets, rawStreams, spawnCli, waitForCpuIdle } from "@adaptor/driver/process";
 import { validateClaudeConfig, type ClaudeConfig } from "./config.js";
 import { claudeEnv, prepareLaunch } from "./launch/launch.js";
 import { CLAUDE_VERSION_FLOOR, defaultClaudeCommand, defaultClaudeVersion } from "./command.js";
@@ -424,6 +424,9 @@ export class ClaudeDriver implements Driver {
           env: launch.env,
           device: DEVICE,
           ...spawnLimits(this.config),
+          // What the CLI echoes of its configuration (the MCP servers' headers in its answer to
+          // `mcp_status`) or of its environment is kept in raw without the credentials.
+          redactRaw: launchSecrets(launch.env, request.mcpServers),
           onStderr: (text) => stderr.sink.emit({ type: "process", kind: "stderr", text }),
         }),
       );

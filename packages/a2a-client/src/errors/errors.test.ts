@@ -58,6 +58,14 @@ describe("ProtocolError", () => {
     for (const [text, redacted] of cases) expect(redactCredentials(text)).toBe(redacted);
   });
 
+  it("redactCredentials finds a sent credential base64-encoded inside a longer encoded text at any byte offset, and URL-encoded with lowercase hex", () => {
+    const secret = "Zq9+/Wk3vT7pLm2Xr8Yb";
+    const base64 = (text: string) => Buffer.from(text).toString("base64");
+    const text = `state ${base64(JSON.stringify({ token: secret }))} cfg ${base64(`key=${secret}`)} url ${encodeURIComponent(secret).toLowerCase()}`;
+    expect(redactCredentials(text, [secret])).toBe("state eyJ0b2tlbiI6Il[redacted]In0= cfg a2V5PV[redacted] url [redacted]");
+    expect(redactCredentials(text, [`Bearer ${secret}`])).toBe("state eyJ0b2tlbiI6Il[redacted]In0= cfg a2V5PV[redacted] url [redacted]");
+  });
+
   it("sanitizeRaw keeps newlines and tabs and ignores secrets too short to redact safely", () => {
     expect(sanitizeRaw("line one\n\tline two", ["ab"])).toBe("line one\n\tline two");
   });

@@ -29,7 +29,7 @@ export function sanitizeRaw(text: string, secrets: readonly string[] = []): stri
  * (`?api_key=…`, `&access_token=…`, `&sig=…`: names containing key, token, secret, password,
  * passwd, pwd, credential, auth, session or signature) replaced by `[redacted]`, and terminal
  * escapes and control characters (except newline and tab) removed; not cut. Each secret is found
- * as it is, in any letter case, URL-encoded, base64-encoded or JSON-escaped as `\/` or `\u002b` (the SDK's shared value redaction).
+ * as it is, in any letter case, URL-encoded, base64-encoded (alone or inside longer base64 text) or JSON-escaped as `\/` or `\u002b` (the SDK's shared value redaction).
  * What {@link sanitizeRaw} does before cutting, and what error messages built from a remote's text
  * go through.
  */

@@ -35,6 +35,16 @@ describe("publicMessage redacts common credential formats", () => {
     expect(publicMessage(message)).toBe(expected);
   });
 
+  it("redacts a secret base64-encoded inside a longer encoded text at any byte offset, and URL-encoded with lowercase hex", () => {
+    const secret = "Zq9+/Wk3vT7pLm2Xr8Yb";
+    const secrets = secretEnvValues({ MY_API_KEY: secret });
+    const base64 = (text: string) => Buffer.from(text).toString("base64");
+    const text = `state ${base64(JSON.stringify({ token: secret }))} cfg ${base64(`key=${secret}`)} url ${encodeURIComponent(secret).toLowerCase()}`;
+    const expected = "state eyJ0b2tlbiI6Il[redacted]In0= cfg a2V5PV[redacted] url [redacted]";
+    expect(publicMessage(text, secrets)).toBe(expected);
+    expect(redactCredentials(text, secrets)).toBe(expected);
+  });
+
   it("an empty value among the secrets redacts nothing (it matched between every character)", () => {
     expect(publicMessage("disk full", ["", "dbpassenv99"])).toBe("disk full");
   });

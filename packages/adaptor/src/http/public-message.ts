@@ -1,25 +1,9 @@
-import { REDACTED, redactUrlCredentials, redactValues } from "@adaptor/errors/internal";
+import { REDACTED, redactUrlCredentials, redactValues, secretEnvValues } from "@adaptor/errors/internal";
+
+export { secretEnvValues };
 
 /** Longest error message a server puts on the wire ({@link publicMessage}), in characters. */
 export const MAX_PUBLIC_MESSAGE_CHARS = 500;
-
-const SECRET_NAME = /(KEY|TOKEN|SECRET|PASS|CREDENTIAL|AUTH)/i;
-
-/**
- * The values of `env`'s variables whose names look like credentials (they contain `KEY`, `TOKEN`,
- * `SECRET`, `PASS` (so `PASSWORD`, `PASSWD`, `DB_PASS`), `CREDENTIAL` or `AUTH`, in any case) and
- * that are at least 8 characters long, longest first: what {@link publicMessage} replaces wherever
- * it finds them.
- * @param env the environment to read; default `process.env`.
- */
-export function secretEnvValues(env: NodeJS.ProcessEnv = process.env): string[] {
-  const values = new Set<string>();
-  for (const [name, value] of Object.entries(env)) {
-    if (value !== undefined && value.length >= 8 && SECRET_NAME.test(name)) values.add(value);
-  }
-  // Longest first, so a value that contains another is replaced whole.
-  return [...values].sort((a, b) => b.length - a.length);
-}
 
 let current: string[] | undefined;
 const forget = (): void => {
@@ -85,7 +69,7 @@ const TOKEN_SHAPES: readonly RegExp[] = [
  * (`scheme://user:pw@`, `scheme://token@`, `scheme://:pw@`, spaces allowed in a password) and the
  * value of a query parameter named like a credential (`?api_key=…`, `&access_token=…`, `&sig=…`:
  * names containing key, token, secret, password, passwd, pwd, credential, auth, session or
- * signature). Each secret is also found in another letter case, URL-encoded, base64-encoded or JSON-escaped (`\/`, `\u002b`).
+ * signature). Each secret is also found in another letter case, URL-encoded, base64-encoded (alone or inside longer base64 text) or JSON-escaped (`\/`, `\u002b`).
  * @param message the failure's message.
  * @param secrets literal values to redact, e.g. {@link secretEnvValues}; default none.
  */

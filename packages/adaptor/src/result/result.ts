@@ -200,7 +200,12 @@ export class Result {
    * until then the bytes wait in a temporary file with no name on disk (one open descriptor, closed
    * at that first read, when the Result is collected, or when the Agent that ran it closes:
    * `agent.close()` reads the text into memory then, at most `maxRawBytes` per stream, so `raw()`
-   * still gives the whole output after it). The text is the same either way.
+   * still gives the whole output after it). The text is the same either way. A driver may redact
+   * the credentials it handed the CLI: Claude Code's shows each value of the CLI's
+   * credential-named environment variables (names containing `KEY`, `TOKEN`, `SECRET`, `PASS`,
+   * `CREDENTIAL` or `AUTH`), of the MCP servers' headers and of stdio servers' credential-named
+   * `env` (8 characters or more) as `[redacted]`, also where the CLI repeats its MCP configuration
+   * (its answer to the SDK's `mcp_status` request); the byte counts are those the CLI wrote.
    */
   raw(): RawStreams {
     return this.#raw;

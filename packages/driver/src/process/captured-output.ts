@@ -1,3 +1,4 @@
+import { redactValues } from "@adaptor/errors/internal";
 import type { RawStreams } from "../spi/response.js";
 import type { KeptOutput } from "./output-tail.js";
 
@@ -49,14 +50,24 @@ interface KeptStream {
   readonly truncated: boolean;
 }
 
-/** A window's output whose `stdout` and `stderr` getters decode the kept bytes when first read. */
-export function keptOutput(stdout: KeptStream, stderr: KeptStream): CapturedOutput {
+/**
+ * A window's output whose `stdout` and `stderr` getters decode the kept bytes when first read,
+ * with each of `redact` replaced by `[redacted]` (the redacted text is kept after that first read).
+ */
+export function keptOutput(stdout: KeptStream, stderr: KeptStream, redact: readonly string[] = []): CapturedOutput {
+  const text = (kept: KeptOutput): (() => string) => {
+    if (redact.length === 0) return () => kept.text;
+    let redacted: string | undefined;
+    return () => (redacted ??= redactValues(kept.text, redact));
+  };
+  const stdoutText = text(stdout.output);
+  const stderrText = text(stderr.output);
   const output: CapturedOutput = {
     get stdout() {
-      return stdout.output.text;
+      return stdoutText();
     },
     get stderr() {
-      return stderr.output.text;
+      return stderrText();
     },
     stdoutBytes: stdout.bytes,
     stderrBytes: stderr.bytes,

@@ -1,4 +1,4 @@
-import { procStatFields } from "@adaptor/errors/internal";
+import { procStatFields, redactValues } from "@adaptor/errors/internal";
 import type { ChildProcessWithoutNullStreams } from "node:child_process";
 import { StringDecoder } from "node:string_decoder";
 import { DriverError, ErrCode } from "@adaptor/errors";
@@ -34,6 +34,8 @@ export interface ChildCliProcessInit {
   /** Takes stdout raw, chunk by chunk: stdout is then not framed into lines. */
   onStdout?: ((chunk: Buffer) => void) | undefined;
   maxRawBytes: number;
+  /** Values replaced by `[redacted]` in the kept output's text and the stderr tail (none: nothing changed). */
+  redactRaw?: readonly string[] | undefined;
   /** The value of `ADAPTOR_PROCESS_TAG` in the child's environment. */
   processTag?: string | undefined;
   /** The stdout line parser (default `JSON.parse`). */
@@ -97,6 +99,9 @@ export class ChildCliProcess implements CliProcess {
   #wake: (() => void) | undefined;
   #waiting: Promise<void> | undefined;
 
+  /** Values the kept output and the stderr tail show as `[redacted]`. */
+  readonly #redactRaw: readonly string[];
+
   // stderr
   readonly #stderrWindow: OutputTail;
   /** The latest stderr across windows, for {@link stderrTail}. */
@@ -117,6 +122,7 @@ export class ChildCliProcess implements CliProcess {
     this.#killGraceMs = init.killGraceMs;
     this.#onStderr = init.onStderr;
     this.#onStdoutChunk = init.onStdout;
+    this.#redactRaw = init.redactRaw ?? [];
     this.#stdoutWindow = new OutputTail(init.maxRawBytes);
     this.#stderrWindow = new OutputTail(init.maxRawBytes);
     this.#framer = new LineFramer(init.maxLineBytes, init.device);
@@ -182,11 +188,14 @@ export class ChildCliProcess implements CliProcess {
 
   takeOutput(): CapturedOutput {
     // Decoded when first read: until then the bytes stay in the tail's blocks or spill file.
-    return keptOutput(this.#stdoutWindow.takeKept(), this.#stderrWindow.takeKept());
+    return keptOutput(this.#stdoutWindow.takeKept(), this.#stderrWindow.takeKept(), this.#redactRaw);
   }
 
   stderrTail(maxBytes: number = DEFAULT_STDERR_TAIL_BYTES): string {
-    return utf8Tail(stripTerminalEscapes(this.#stderrRecent.peek().text), Math.min(maxBytes, MAX_STDERR_TAIL_BYTES));
+    return utf8Tail(
+      redactValues(stripTerminalEscapes(this.#stderrRecent.peek().text), this.#redactRaw),
+      Math.min(maxBytes, MAX_STDERR_TAIL_BYTES),
+    );
   }
 
   lines(): AsyncIterable<OutputLine> {

@@ -153,6 +153,24 @@ describe("spawnCli", () => {
     });
   });
 
+  it("redactRaw: each value is [redacted] in the kept stdout and stderr text and the stderr tail (as it is and base64-encoded); the lines read and the byte counts are the child's", async () => {
+    const secret = "hdrSecret-QWERTY123456";
+    const line = JSON.stringify({
+      config: { headers: { authorization: `Bearer ${secret}` } },
+      b64: Buffer.from(`k=${secret}`).toString("base64"),
+    });
+    const script = `process.stdout.write(${JSON.stringify(line + "\n")}); process.stderr.write("debug token ${secret}\\n")`;
+    await using proc = await nodeScript(script, { redactRaw: [secret] });
+    const lines = await collect(proc.lines());
+    await proc.exited;
+    expect(lines).toEqual([expect.objectContaining({ kind: "json", value: JSON.parse(line) })]);
+    const output = proc.takeOutput();
+    expect(output.stdout).toBe('{"config":{"headers":{"authorization":"Bearer [redacted]"}},"b64":"az1[redacted]"}\n');
+    expect(output.stderr).toBe("debug token [redacted]\n");
+    expect(output.stdoutBytes).toBe(Buffer.byteLength(line) + 1);
+    expect(proc.stderrTail()).toBe("debug token [redacted]");
+  });
+
   it("unbounded raw output: 5 MB of stdout keeps only a maxRawBytes tail with the real byte count", async () => {
     const script =
       "const row = 'r'.repeat(1023) + '\\n'; for (let i = 0; i < 5120; i++) process.stdout.write(row); process.stderr.write('e'.repeat(300000))";

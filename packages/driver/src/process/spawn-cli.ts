@@ -79,6 +79,7 @@ export async function spawnCli(options: SpawnOptions): Promise<CliProcess> {
     maxLineBytes,
     killGraceMs,
     maxRawBytes,
+    redactRaw: options.redactRaw?.filter((value) => value !== "") ?? [],
     processTag,
     onStderr: options.onStderr,
     onStdout: options.onStdout,

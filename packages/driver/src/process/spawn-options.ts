@@ -31,6 +31,15 @@ export interface SpawnOptions {
    * Default 1 MiB (`DEFAULT_MAX_RAW_BYTES`).
    */
   maxRawBytes?: number;
+  /**
+   * Values that the kept raw output never shows: each is replaced by `[redacted]` in
+   * `CliProcess.takeOutput()`'s `stdout` and `stderr` text (when first read) and in
+   * `stderrTail()`, in every form the SDK's value redaction finds (another letter case,
+   * URL-encoded, base64-encoded, JSON-escaped). For the credentials the CLI was handed (see
+   * `launchSecrets`): a CLI may echo its configuration (Claude Code's answer to `mcp_status` lists
+   * each MCP server's headers). The byte counts stay those the CLI wrote. Default none.
+   */
+  redactRaw?: readonly string[];
   /** Milliseconds between SIGTERM and SIGKILL in `terminate()`. Default 2000. */
   killGraceMs?: number;
   /** Called with each decoded stderr chunk (UTF-8, never split inside a character). Exceptions are ignored. */

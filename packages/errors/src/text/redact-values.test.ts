@@ -30,6 +30,48 @@ describe("redactValues", () => {
     expect(redactValues("id 12345678-90 and 1234", ["12345678-90"])).toBe("id [redacted] and 1234");
   });
 
+  it("finds a value base64-encoded inside a longer encoded text at each of the three byte offsets, leaving only the edge characters that also encode a neighbour", () => {
+    const secret = "Zq9+/Wk3vT7pLm2Xr8Yb";
+    const base64 = (text: string) => Buffer.from(text).toString("base64");
+    const encoded = [
+      base64(JSON.stringify({ token: secret })),
+      base64(JSON.stringify({ apiKey: secret })),
+      base64(JSON.stringify({ k: secret })),
+      base64(`key=${secret}`),
+      `data:text/plain;base64,${base64(`MY_API_KEY=${secret}`)}`,
+      Buffer.from(`{"token":"${secret}"}`).toString("base64url"),
+    ];
+    for (const text of encoded) {
+      const out = redactValues(`proxy state ${text} end`, [secret]);
+      expect(out).toContain("[redacted]");
+      // What is left of each base64 run decodes to neither the secret nor a third of it.
+      for (const run of out.match(/[A-Za-z0-9+/_=-]{4,}/g) ?? []) {
+        expect(Buffer.from(run, "base64").toString("latin1")).not.toContain(secret.slice(0, 7));
+      }
+    }
+    expect(redactValues(`cfg ${base64(`key=${secret}`)}`, [secret])).toBe("cfg a2V5PV[redacted]");
+    expect(redactValues(base64(JSON.stringify({ token: secret })), [secret])).toBe("eyJ0b2tlbiI6Il[redacted]In0=");
+    // Five bytes is the shortest value whose shifted encodings are looked for; four is looked for whole only.
+    expect(redactValues(base64("x=abcde;"), ["abcde"])).not.toContain("YWJjZG");
+    expect(redactValues(base64("x=abcd;"), ["abcd"])).toBe(base64("x=abcd;"));
+    expect(redactValues(base64("abcd"), ["abcd"])).toBe("[redacted]");
+  });
+
+  it("finds a value URL-encoded with hex digits in either case, with more characters escaped than needed, or a space as plus", () => {
+    const secret = "Zq9+/Wk3 vT7pLm2Xr8Yb";
+    const written = [
+      encodeURIComponent(secret).replace(/%[0-9A-F]{2}/g, (escape) => escape.toLowerCase()),
+      encodeURIComponent(secret).replace("%2B", "%2b"),
+      encodeURIComponent(secret).replace("Zq", "%5a%71").replace("%20", "+"),
+      encodeURIComponent(secret).toLowerCase(),
+    ];
+    for (const text of written)
+      expect(redactValues(`url https://x.test/?q=${text}&n=1`, [secret])).toBe("url https://x.test/?q=[redacted]&n=1");
+    expect(redactValues("q=%C3%BCber-geheim%2fx", ["über-geheim/x"])).toBe("q=[redacted]");
+    // An escape that spells other characters is left as it is.
+    expect(redactValues("q=Zq9%2c%2fWk3", ["Zq9+/Wk3"])).toBe("q=Zq9%2c%2fWk3");
+  });
+
   it("finds a value written as JSON encoders escape it inside a string (slash as backslash-slash, any character as backslash-u and hex in either case, quote and backslash escaped)", () => {
     const secret = "Zq9s/Wk3+Lm7=Pp2xY";
     const written = [

@@ -1,11 +1,21 @@
 /** How each value may be written in a text besides as it is: what {@link redactValues} also replaces. */
 interface ValueForms {
-  /** The value as it is, URL-encoded (`encodeURIComponent`), and in base64 (padded, unpadded, URL-safe): each distinct. */
+  /**
+   * The value as it is and its base64 forms (standard and URL-safe): the whole encoding (padded
+   * and unpadded) and, for each of the three byte offsets the value may start at inside encoded
+   * text, the stable middle of its encoding there; each distinct, longest first.
+   */
   readonly exact: readonly string[];
   /** The value in lower case, for a case-insensitive search; undefined when it has no cased letter. */
   readonly lower: string | undefined;
   /** The value matched in any case (its characters escaped); undefined with {@link lower}. */
   readonly anyCase: RegExp | undefined;
+  /**
+   * The value as URL encoding may write it, in any case: each character as it is or as the
+   * `%XX` escapes of its UTF-8 bytes (hex digits in either case), a space also as `+`; so that
+   * `a%2Fb`, `a%2fb` and `%61/b` all match `a/b`.
+   */
+  readonly urlEncoded: RegExp;
   /**
    * The value as written inside a JSON string, in any case: each character as it is, as its
    * `\uXXXX` escape (hex digits in either case), or as its short escape (`\/`, `\"`, `\\`, `\n`…),
@@ -51,6 +61,44 @@ function jsonEscapedPattern(value: string): RegExp {
   return new RegExp(source, "gi");
 }
 
+/** A pattern matching `value` in any case as URL encoding may write it (see {@link ValueForms.urlEncoded}). */
+function urlEncodedPattern(value: string): RegExp {
+  let source = "";
+  for (const char of value) {
+    const point = char.codePointAt(0)!;
+    const alternatives = [literalSource(char)];
+    // A lone surrogate has no URL encoding: nothing can hold it in that form.
+    if (point < 0xd800 || point > 0xdfff) {
+      alternatives.push([...Buffer.from(char, "utf8")].map((byte) => `%${byte.toString(16).padStart(2, "0")}`).join(""));
+    }
+    if (char === " ") alternatives.push(literalSource("+"));
+    source += `(?:${alternatives.join("|")})`;
+  }
+  return new RegExp(source, "gi");
+}
+
+/**
+ * Shortest middle of a shifted base64 encoding looked for: shorter runs of base64 characters
+ * would turn up in unrelated encoded text (the whole encoding is always looked for).
+ */
+const MIN_BASE64_MIDDLE = 6;
+
+/**
+ * The base64 characters that encode `bytes` whatever bytes come before and after them, for each
+ * of the three offsets (modulo 3) they may start at inside a longer encoded text: a character
+ * holds 6 bits, so the ones that straddle a neighbouring byte are left out.
+ */
+function base64Middles(bytes: Buffer): string[] {
+  const middles: string[] = [];
+  for (let offset = 0; offset < 3; offset++) {
+    const encoded = Buffer.concat([Buffer.alloc(offset), bytes]).toString("base64");
+    // Characters whose 6 bits all lie within `bytes`, i.e. from bit 8·offset to bit 8·(offset + length).
+    const middle = encoded.slice(Math.ceil((8 * offset) / 6), Math.floor((8 * (offset + bytes.length)) / 6));
+    if (middle.length >= MIN_BASE64_MIDDLE) middles.push(middle);
+  }
+  return middles;
+}
+
 /** The forms of values seen lately (a host has a few secrets; cleared past {@link FORMS_KEPT}). */
 const formsSeen = new Map<string, ValueForms>();
 const FORMS_KEPT = 256;
@@ -60,15 +108,9 @@ function formsOf(value: string): ValueForms {
   if (forms) return forms;
   const bytes = Buffer.from(value, "utf8");
   const base64 = bytes.toString("base64");
-  let encoded = value;
-  try {
-    encoded = encodeURIComponent(value);
-  } catch {
-    // A lone surrogate has no URL encoding: nothing can hold it in that form.
-  }
-  const exact = [...new Set([value, encoded, base64, base64.replace(/=+$/, ""), bytes.toString("base64url")])].filter(
-    (form) => form !== "",
-  );
+  const base64Forms = [base64, base64.replace(/=+$/, ""), ...base64Middles(bytes)];
+  const urlSafe = (form: string): string => form.replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+  const exact = [...new Set([value, ...base64Forms, ...base64Forms.map(urlSafe)])].filter((form) => form !== "");
   const lower = value.toLowerCase();
   const cased = lower !== value.toUpperCase();
   forms = {
@@ -76,6 +118,7 @@ function formsOf(value: string): ValueForms {
     exact: exact.sort((a, b) => b.length - a.length),
     lower: cased ? lower : undefined,
     anyCase: cased ? new RegExp(value.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"), "giu") : undefined,
+    urlEncoded: urlEncodedPattern(value),
     jsonEscaped: jsonEscapedPattern(value),
   };
   if (formsSeen.size >= FORMS_KEPT) formsSeen.clear();
@@ -89,10 +132,15 @@ export const REDACTED = "[redacted]";
 /**
  * `text` with every occurrence of each of `values` replaced by `marker`: the values of
  * credentials the host knows (its secret environment variables) never leave it in a message or
- * stored text. Each value is found as it is, in any letter case, URL-encoded
- * (`encodeURIComponent`), base64-encoded (standard, unpadded or URL-safe, when the text holds the
- * value's encoding on its own) and as a JSON string writes it (any character as its `\uXXXX`
- * escape, `/` as `\/`, a quote or backslash escaped: a remote's JSON body echoing it). Empty values are skipped (they would match everywhere).
+ * stored text. Each value is found as it is, in any letter case, URL-encoded (any of its
+ * characters as `%XX` escapes with hex digits in either case, a space also as `+`),
+ * base64-encoded (standard or URL-safe, padded or not, on its own or inside a longer encoded text
+ * such as `{"token":"…"}`, `key=…` or a `data:` URL's payload, at whichever byte offset it starts:
+ * there the characters that encode only the value's bytes are replaced, and the one or two at each
+ * end that also encode a neighbouring byte are left) and as a JSON string writes it (any
+ * character as its `\uXXXX` escape, `/` as `\/`, a quote or backslash escaped: a remote's JSON
+ * body echoing it). A shifted base64 form is looked for only when it is at least 6 characters
+ * long (a value of 5 bytes or more). Empty values are skipped (they would match everywhere).
  * @param marker what replaces each occurrence; default {@link REDACTED}.
  */
 export function redactValues(text: string, values: readonly string[], marker = REDACTED): string {
@@ -112,6 +160,13 @@ export function redactValues(text: string, values: readonly string[], marker = R
     if (lower.includes(forms.lower)) {
       out = out.replace(forms.anyCase, () => marker);
       lower = undefined;
+    }
+  }
+  // A value in a URL may be written with `%XX` escapes: looked for only when the text holds one.
+  if (out.includes("%")) {
+    for (const value of values) {
+      if (value === "") continue;
+      out = out.replace(formsOf(value).urlEncoded, () => marker);
     }
   }
   // A value inside a JSON text may be written with escapes (`\/`, `\u002b`): looked for only when
