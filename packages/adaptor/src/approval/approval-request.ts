@@ -104,7 +104,10 @@ export class ApprovalRequest {
   readonly kind: ApprovalKind;
   /** One line for people, e.g. `"Bash: npm test"`. */
   readonly title: string;
-  /** The tool that wants to run, when the ask is about a tool call. */
+  /**
+   * The tool that wants to run, when the ask is about a tool call: at most 200 characters (a longer
+   * name, the model's text, is cut to its first 200, as on the `tool-call` event).
+   */
   readonly toolName: string | undefined;
   /** The id of the `tool-call` event this ask belongs to. */
   readonly toolCallId: string | undefined;

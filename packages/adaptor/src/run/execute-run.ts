@@ -36,6 +36,7 @@ import { refuseThreadOnlyOptions } from "../options/thread-only-options.js";
 import type { TurnControls } from "./turn-controls.js";
 import { RunTally } from "./run-budget.js";
 import { RunRecord } from "./run-record.js";
+import { askWithBoundedToolName, withBoundedToolName } from "./bounded-tool-names.js";
 import type { PendingImage } from "../prompt/prompt.js";
 import { Preparation } from "../prepare/preparation.js";
 import { prepare } from "../prepare/prepare-run.js";
@@ -252,9 +253,11 @@ export async function executeRun(setup: RunSetup): Promise<Result> {
         );
         const foreign = new ForeignEvents();
         const sink: DriverSink = {
-          emit: (event: DriverEvent) => {
+          emit: (emitted: DriverEvent) => {
             // Lifecycle events are the SDK's: a driver's own would contradict the verdict.
-            if (!foreign.admit(event)) return;
+            if (!foreign.admit(emitted)) return;
+            // A tool name is the model's text: bounded once here, for every consumer below.
+            const event = withBoundedToolName(emitted);
             // The suspended call never ran: the CLI's rejection of it (it is told a deny as it is
             // ended) is not reported; the call stays open, as one a stopped run leaves.
             if (event.type === "tool-result" && event.id === suspension?.suspendedOn?.toolCallId) return;
@@ -279,7 +282,8 @@ export async function executeRun(setup: RunSetup): Promise<Result> {
           partial: (output) => {
             if (live) partial = output;
           },
-          requestApproval: async (ask: ApprovalAsk) => {
+          requestApproval: async (asked: ApprovalAsk) => {
+            const ask = askWithBoundedToolName(asked);
             if (!live) return broker.refuse(ask, "after the driver returned");
             unasked.asked(ask);
             record.waiting();

@@ -1,9 +1,23 @@
 import type { Attributes, Context, Span, Tracer } from "@opentelemetry/api";
 import { AdaptorError, errorCode, walkError } from "@adaptor/errors";
 import type { ApprovalAsk, ApprovalDecision, DriverEvent, Usage } from "@adaptor/driver";
+import { boundToolName } from "@adaptor/driver/kit";
 import { SPAN } from "./span-names.js";
 import { otelApi } from "./otel-api.js";
 import type { TelemetryOptions } from "./telemetry-options.js";
+
+/** C0 and C1 control characters and DEL: never part of a tool's identity in a span. */
+// eslint-disable-next-line no-control-regex -- removing control characters is the point
+const CONTROL = /[\u0000-\u001f\u007f-\u009f]/g;
+
+/**
+ * A tool name as a span attribute: an identity, never the model's text as it came. Without control
+ * characters (a model may put colours or line breaks in a name, which a log line would then carry)
+ * and at most `TOOL_NAME_MAX_LENGTH` (200) characters long.
+ */
+function spanToolName(name: string): string {
+  return boundToolName(name).replace(CONTROL, "");
+}
 
 /** The tracer name the SDK uses by default. */
 export const TRACER_NAME = "adaptor";
@@ -100,7 +114,7 @@ export class RunTelemetry {
       if (!open) {
         const span = this.#tracer.startSpan(
           SPAN.toolCall,
-          { attributes: { "gen_ai.tool.name": event.name, "gen_ai.tool.call.id": event.id } },
+          { attributes: { "gen_ai.tool.name": spanToolName(event.name), "gen_ai.tool.call.id": event.id } },
           this.#context,
         );
         open = { span, context: otelApi().trace.setSpan(this.#context, span) };
@@ -135,7 +149,7 @@ export class RunTelemetry {
       {
         attributes: {
           "adaptor.approval.kind": ask.kind,
-          ...(ask.toolName !== undefined ? { "gen_ai.tool.name": ask.toolName } : {}),
+          ...(ask.toolName !== undefined ? { "gen_ai.tool.name": spanToolName(ask.toolName) } : {}),
           ...(ask.toolCallId !== undefined ? { "gen_ai.tool.call.id": ask.toolCallId } : {}),
         },
       },

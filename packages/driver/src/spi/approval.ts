@@ -10,7 +10,10 @@ export interface ApprovalAsk {
   readonly kind: ApprovalKind;
   /** One line for people, e.g. `"Bash: npm test"`. */
   readonly title: string;
-  /** The tool that wants to run, when the ask is about a tool call. */
+  /**
+   * The tool that wants to run, when the ask is about a tool call. The SDK cuts a name longer than
+   * 200 characters to its first 200, as on `ToolCallEvent.name`.
+   */
   readonly toolName?: string;
   /** Provider id of that tool call. */
   readonly toolCallId?: string;

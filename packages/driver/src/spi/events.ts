@@ -31,7 +31,11 @@ export interface ToolCallEvent {
   readonly phase: "start" | "args" | "end";
   /** Provider tool call id, e.g. `"toolu_1"`. */
   readonly id: string;
-  /** Tool name as the CLI knows it, e.g. `"Bash"`. */
+  /**
+   * Tool name as the CLI knows it, e.g. `"Bash"`, the same on every phase of the call (an `args`
+   * event repeats the `start`'s). At most 200 characters (`TOOL_NAME_MAX_LENGTH`): the SDK cuts a
+   * longer one, the model's text, to its first 200, as Claude Code does.
+   */
   readonly name: string;
   /** Argument JSON fragment (phase `args`). */
   readonly argsDelta?: string;
@@ -59,7 +63,7 @@ export interface ToolResultEvent {
   readonly type: "tool-result";
   /** The tool call id this answers. */
   readonly id: string;
-  /** Tool name, when known. */
+  /** Tool name, when known; at most 200 characters, as on {@link ToolCallEvent.name}. */
   readonly name?: string;
   /** Text content of the result. */
   readonly output: string;

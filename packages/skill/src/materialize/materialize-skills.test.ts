@@ -1,5 +1,7 @@
 import { existsSync, readFileSync, readdirSync, statSync } from "node:fs";
-import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { execFileSync } from "node:child_process";
+import { mkdir, mkdtemp, rm, symlink, writeFile } from "node:fs/promises";
+import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
@@ -176,6 +178,39 @@ describe("materializeSkills: failures → SkillMaterializationError { key, runti
     expect(error.message).toContain("has no SKILL.md");
     const missing = await failure([skillDir(join(work, "nope"))]);
     expect((missing.cause as NodeJS.ErrnoException).code).toBe("ENOENT");
+  });
+
+  it("dir holding a FIFO or a socket, at its root or deeper: refused before any driver copies it", async () => {
+    const fifoDir = join(work, "piped");
+    await mkdir(join(fifoDir, "deep"), { recursive: true });
+    await writeFile(join(fifoDir, "SKILL.md"), SKILL_MD);
+    execFileSync("mkfifo", [join(fifoDir, "deep", "pipe")]);
+    const fifo = await failure([skillDir(fifoDir)]);
+    expect(fifo.key).toBe("piped");
+    expect(fifo.message).toContain(`${join(fifoDir, "deep", "pipe")} is a FIFO`);
+    const socketDir = join(work, "socketed");
+    await mkdir(socketDir);
+    await writeFile(join(socketDir, "SKILL.md"), SKILL_MD);
+    const server = createServer();
+    await new Promise<void>((resolve) => server.listen(join(socketDir, "sock"), resolve));
+    try {
+      const socket = await failure([skillDir(socketDir)]);
+      expect(socket.message).toContain(`${join(socketDir, "sock")} is a socket`);
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
+  it("dir holding symbolic links (to a FIFO, to itself): kept, as staging copies links as links", async () => {
+    const dir = join(work, "linked");
+    await mkdir(dir);
+    await writeFile(join(dir, "SKILL.md"), SKILL_MD);
+    execFileSync("mkfifo", [join(work, "outside-pipe")]);
+    await symlink(join(work, "outside-pipe"), join(dir, "pipe"));
+    await symlink(dir, join(dir, "self"));
+    const staged = await materialize([skillDir(dir)]);
+    expect(staged.skills.map((skill) => skill.dir)).toEqual([dir]);
+    await staged.cleanup();
   });
 
   it("a later failure removes what earlier skills staged", async () => {

@@ -1,4 +1,5 @@
-import { copyFile, lstat, mkdir, mkdtemp, open, readdir, rm, stat, writeFile } from "node:fs/promises";
+import { constants, type Dirent } from "node:fs";
+import { access, copyFile, lstat, mkdir, mkdtemp, open, readdir, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { SkillMaterializationError } from "../errors/skill-materialization-error.js";
@@ -27,7 +28,8 @@ const SKILL_MD = "SKILL.md";
  * @throws SkillMaterializationError (matches `ErrSkillMaterializationFailed`) naming the key and
  * runtime name, the underlying error as `cause`: a dir without `SKILL.md`, an unreadable or
  * malformed archive, a limit or path rule broken while unpacking, an inline skill without a
- * description or with a bad file path, a file system error; `signal.reason` when aborted.
+ * description or with a bad file path, a dir holding a FIFO, a socket or a device (a driver could
+ * not copy it), a file system error; `signal.reason` when aborted.
  */
 export async function materializeSkills(
   skills: readonly ResolvedSkill[],
@@ -79,7 +81,31 @@ async function checkSkillDir(path: string): Promise<string> {
     throw new Error(`${path} has no ${SKILL_MD}`, { cause: error });
   });
   if (!skillMd.isFile()) throw new Error(`${join(path, SKILL_MD)} is not a file`);
+  await checkCopyable(path);
   return path;
+}
+
+/**
+ * Throws when the tree under `dir` holds what a driver could not copy where its CLI loads skills
+ * (it copies the folder, links as links, never following them): a FIFO, a socket, a device, an
+ * unreadable file or folder. So the run fails here, before the driver runs, not in the driver.
+ */
+async function checkCopyable(dir: string): Promise<void> {
+  for (const entry of await readdir(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) await checkCopyable(path);
+    else if (entry.isFile()) await access(path, constants.R_OK);
+    else if (!entry.isSymbolicLink()) throw new Error(`${path} is ${specialKind(entry)}: a skill holds files, folders and symbolic links`);
+  }
+}
+
+/** What a special file is, for the message. */
+function specialKind(entry: Dirent): string {
+  if (entry.isFIFO()) return "a FIFO";
+  if (entry.isSocket()) return "a socket";
+  if (entry.isCharacterDevice()) return "a character device";
+  if (entry.isBlockDevice()) return "a block device";
+  return "not a regular file";
 }
 
 /** Writes SKILL.md (front matter, then the body) and the extra files into `dest`. */

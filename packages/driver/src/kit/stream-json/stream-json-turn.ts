@@ -1,6 +1,7 @@
 import type { DriverEvent, TranscriptItem, Usage } from "@adaptor/driver";
 import type { ContentBlock, ResultLine } from "./stream-json-lines.js";
 import { contextCompactedNotice, sessionInitNotice } from "./system-notices.js";
+import { boundToolName } from "../tool-call/bound-tool-name.js";
 
 /** The model Claude Code names on a message it wrote itself, without a model call. */
 const SYNTHETIC_MODEL = "<synthetic>";
@@ -190,7 +191,8 @@ export class StreamJsonTurn {
 
   /** A tool call's name (current, for an alias) and parent, noted for later lines; the event fields for it. */
   #noteTool(id: string, rawName: string, parent: string | undefined): { name: string; parentToolCallId?: string } {
-    const name = this.#toolAliases[rawName] ?? rawName;
+    // The model's name, cut as Claude Code cuts it in its assistant lines, so start, args and end agree.
+    const name = boundToolName(this.#toolAliases[rawName] ?? rawName);
     this.#toolNames.set(id, name);
     if (parent !== undefined) this.#toolParents.set(id, parent);
     return parent !== undefined ? { name, parentToolCallId: parent } : { name };
