@@ -99,6 +99,7 @@ describe("public surface", () => {
       "partFrom",
       "processEnvEntry",
       "processEnvHas",
+      "processHandingOver",
       "rawHoldsFiles",
       "rawStreams",
       "readFileEnds",
