@@ -1,4 +1,5 @@
 import { existsSync } from "node:fs";
+import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { DriverError, ErrCode, findError } from "@adaptor/errors";
@@ -59,6 +60,11 @@ describe("codex-acp on the real adapter", () => {
 
   it("tool approved: the shell command is asked about once, runs, and its output reaches the model", async () => {
     h = await codexAcpHarness();
+    // Outside codex's Linux sandbox: where bubblewrap is missing, codex runs the approved command in
+    // it first, which fails at once (exit 101), and retries it unsandboxed only when it read that
+    // failure's output in time (a loaded machine: not always; the run then completes without the file).
+    const config = join(h.env.home, ".codex", "config.toml");
+    await writeFile(config, `sandbox_mode = "danger-full-access"\n${await readFile(config, "utf8")}`);
     const file = join(h.env.workDir, "approved.txt");
     const asked: string[] = [];
     const result = await h.agent.run(`SHELL_CMD touch ${file}`, {

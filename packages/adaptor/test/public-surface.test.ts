@@ -100,6 +100,7 @@ describe("public surface", () => {
       "partFrom",
       "processEnvEntry",
       "processEnvHas",
+      "processHandingOver",
       "rawHoldsFiles",
       "rawStreams",
       "readFileEnds",

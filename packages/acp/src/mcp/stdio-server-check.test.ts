@@ -1,24 +1,38 @@
 import { spawn, type ChildProcess } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { setTimeout as sleep } from "node:timers/promises";
 import { afterEach, describe, expect, it } from "vitest";
 import { mcpStdio } from "@adaptor/mcp";
 import { MCP_SERVER_NAME_VAR, stdioServersNotRunning } from "./stdio-server-check.js";
 
 let started: ChildProcess | undefined;
+/** A process `started` forked, ended with it. */
+let forked: number | undefined;
 afterEach(() => {
   started?.kill("SIGKILL");
-  started = undefined;
+  if (forked !== undefined) process.kill(forked, "SIGKILL");
+  started = forked = undefined;
 });
+
+/** The first child of `pid`, once it has one. */
+async function childOf(pid: number): Promise<number> {
+  for (;;) {
+    const [child] = readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8").trim().split(" ").filter(Boolean).map(Number);
+    if (child !== undefined) return child;
+    await sleep(10);
+  }
+}
 
 const server = (name: string) => mcpStdio(name, process.execPath, { args: ["-e", "process.stdin.resume()"] });
 
 describe.runIf(process.platform === "linux")("stdioServersNotRunning", () => {
   it("a server whose process still reads an empty environment (mid-exec) is looked at again and found", async () => {
     // A shell started with no environment at all (its /proc environ reads empty, as a process in the
-    // middle of an execve does) becomes the server, tagged, a moment later. The shell exports PWD
-    // unless told not to: unset, so `env` too reads empty until it hands over to the server.
+    // middle of an execve does) becomes the server, tagged, a moment later. The shell exports PWD:
+    // `env`, for the moment it runs, reads PWD alone (a launcher naming the tag).
     started = spawn(
       "/bin/sh",
-      ["-c", `sleep 0.2; unset PWD; exec /usr/bin/env ${MCP_SERVER_NAME_VAR}=fx "$0" -e "setInterval(() => {}, 1000)"`, process.execPath],
+      ["-c", `sleep 0.2; exec /usr/bin/env ${MCP_SERVER_NAME_VAR}=fx "$0" -e "setInterval(() => {}, 1000)"`, process.execPath],
       {
         stdio: "ignore",
         env: {},
@@ -26,6 +40,32 @@ describe.runIf(process.platform === "linux")("stdioServersNotRunning", () => {
     );
     const pid = started.pid!;
     const missing = await stdioServersNotRunning({ listDescendants: async () => [pid] }, [server("fx")]);
+    expect(missing).toEqual([]);
+  });
+
+  it("a shell with an environment of its own (PWD) that starts the server through `env` is waited for, and the server found", async () => {
+    // The shell reads PWD alone, without the tag, until it hands over: its command line names the tag.
+    started = spawn(
+      "/bin/sh",
+      ["-c", `sleep 0.5; exec /usr/bin/env ${MCP_SERVER_NAME_VAR}=fx "$0" -e "setInterval(() => {}, 1000)"`, process.execPath],
+      { stdio: "ignore", env: { PWD: "/" } },
+    );
+    const pid = started.pid!;
+    const missing = await stdioServersNotRunning({ listDescendants: async () => [pid] }, [server("fx")]);
+    expect(missing).toEqual([]);
+  });
+
+  it("a fork whose exec is not done yet (the parent's command line, the parent's environment) is waited for, and the server found", async () => {
+    // A subshell, forked, reads its parent's environment and command line (neither names the tag)
+    // until it execs the server through `env`.
+    started = spawn(
+      "/bin/sh",
+      ["-c", `(sleep 0.5; exec /usr/bin/env "$T" "$0" -e "setInterval(() => {}, 1000)") & wait`, process.execPath],
+      { stdio: "ignore", env: { PWD: "/", T: `${MCP_SERVER_NAME_VAR}=fx` } },
+    );
+    const pid = started.pid!;
+    const fork = (forked = await childOf(pid));
+    const missing = await stdioServersNotRunning({ listDescendants: async () => [pid, fork] }, [server("fx")]);
     expect(missing).toEqual([]);
   });
 

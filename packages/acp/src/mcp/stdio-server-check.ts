@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import type { McpServerConfig } from "@adaptor/driver";
-import { processEnvEntry, type CliProcess } from "@adaptor/driver/process";
+import { processEnvEntry, processHandingOver, type CliProcess } from "@adaptor/driver/process";
 
 /**
  * Set in the environment of every stdio server declared to an ACP agent, to the server's name: the
@@ -9,9 +9,10 @@ import { processEnvEntry, type CliProcess } from "@adaptor/driver/process";
 export const MCP_SERVER_NAME_VAR = "ADAPTOR_MCP_SERVER";
 
 /**
- * How long, in ms, a server not found yet is looked for again while one of the agent's processes
- * shows an empty environment (one in the middle of an `execve`, such as `env` handing over to the
- * server it starts). 2,000.
+ * How long, in ms, a server not found yet is looked for again while one of the agent's processes is
+ * still handing over to a program: its environment reads empty (in the middle of an `execve`), it is
+ * a launcher whose command line names the server's tag (`env` starting the server, a shell running
+ * it), or a fork not yet exec'd (see `processHandingOver`). 2,000.
  */
 export const EXEC_SETTLE_MS = 2_000;
 /** The wait between two such looks, in ms. */
@@ -21,8 +22,9 @@ const EXEC_SETTLE_STEP_MS = 25;
  * The declared stdio servers none of the agent's live processes is (by {@link MCP_SERVER_NAME_VAR}):
  * servers the agent never started (an agent may ignore `mcpServers`: Nanocoder 1.30.0 does), or
  * that ended. ACP reports no MCP server status; the agent's processes, read from `/proc` after its
- * turn ended, are what the host can rely on. A process whose environment reads empty (mid-`execve`)
- * is read again, for at most {@link EXEC_SETTLE_MS}, before a server is called missing. Undefined
+ * turn ended, are what the host can rely on. A process still handing over to a program (its
+ * environment reads empty, or is a launcher's or its parent's: see {@link EXEC_SETTLE_MS}) is read
+ * again, for at most {@link EXEC_SETTLE_MS}, before a server is called missing. Undefined
  * where the agent's processes cannot be listed (not Linux).
  */
 export async function stdioServersNotRunning(
@@ -40,7 +42,7 @@ export async function stdioServersNotRunning(
       const entry = `${MCP_SERVER_NAME_VAR}=${server.name}`;
       return !live.some((pid) => {
         const state = processEnvEntry(pid, entry);
-        if (state === "empty") unsettled = true;
+        if (state === "empty" || (state === "lacks" && processHandingOver(pid, entry))) unsettled = true;
         return state === "has";
       });
     });

@@ -347,9 +347,16 @@ export class ClaudeSession implements PooledProcess {
    * SIGTERM and SIGKILL: the verdict is the result already received. On `signal` abort the CLI's own
    * interrupt goes first, then SIGTERM/SIGKILL after the grace.
    *
+   * A `signal` aborted before the prompt is written ends the turn without writing it: an interrupt
+   * that reaches the CLI before its prompt stops nothing (claude 2.1.332 then runs the prompt's
+   * whole turn), and a signal aborted before the turn began starts no interrupt at all; either way
+   * the turn's tool calls would wait unanswered at the every-tool hook (see {@link #holdHook}) until
+   * the process is ended.
+   *
    * @param model - the model the turn names (the run's `model`): when the process was switched to
    * another one (`set_model` in an earlier turn), it is switched back before the prompt. Undefined:
    * the turn runs on the model the process is on.
+   * @throws `signal.reason` when aborted before the prompt was written (the process is ended).
    */
   async runTurn(
     prompt: string,
@@ -511,6 +518,11 @@ export class ClaudeSession implements PooledProcess {
       // Requests the host made before the turn started are written now (they waited for the controls).
       await new Promise<void>((resolve) => setImmediate(resolve));
       await this.#awaitAnswers(answers, turn);
+      if (signal.aborted) {
+        // Nothing of the turn reached the CLI (an interrupt written meanwhile found it idle): it is ended.
+        await proc.terminate();
+        throw signal.reason;
+      }
       proc.writeJson(userLine(prompt, promptId, images)).catch(() => undefined);
       lineModel = this.#requestedModel;
       promptIsWritten = true;
@@ -932,7 +944,11 @@ export class ClaudeSession implements PooledProcess {
     const request = message.request as { subtype?: string; callback_id?: unknown; input?: { tool_name?: unknown } } | undefined;
     if (request?.subtype === "hook_callback" && request.callback_id === ASK_EVERY_TOOL_HOOK) {
       // The run was stopped (a tool-call budget at this very call, a cancel): the call waits
-      // unanswered until the CLI's interrupt or its end, so it never runs and nothing follows it.
+      // unanswered, so it never runs and nothing follows it. The stop's interrupt is written before
+      // this request was read: claude 2.1.332 withdraws the request as it takes it
+      // (`control_cancel_request`) and ends the turn; a CLI that does not is ended by the stop's
+      // escalation (SIGTERM after the grace). An answer, even a denial, would let a CLI that had
+      // not taken the interrupt (it was idle when it came) go on to its next model request.
       if (signal.aborted) return;
       // Registered for a tool-call budget alone: the call, now reported, is the CLI's to decide.
       if (!this.#askHook) {

@@ -80,6 +80,32 @@ export function processEnvEntry(pid: number, entry: string): EnvEntryState {
   return environState(pid, Buffer.from(entry));
 }
 
+/**
+ * Whether `pid` is still handing over to a program whose environment will hold `entry`
+ * (`NAME=value`), rather than being a process of its own: its command line holds `entry` (a
+ * launcher such as `env NAME=value program`, or a shell script running one), or it is a fork whose
+ * exec is not done yet (its executable and command line are still its parent's). Its environment,
+ * meanwhile, is the launcher's or the parent's. False when it cannot be read (gone, another user's).
+ */
+export function processHandingOver(pid: number, entry: string): boolean {
+  const read = readProcFile(`${PROC}/${pid}/cmdline`);
+  if (!read || read.length === 0) return false;
+  if (read.includes(entry)) return true;
+  const cmdline = Buffer.from(read); // the next read reuses the buffer
+  const parent = readStat(pid)?.ppid;
+  if (parent === undefined || parent <= 0) return false;
+  if (!readProcFile(`${PROC}/${parent}/cmdline`)?.equals(cmdline)) return false;
+  const exe = (of: number): string | undefined => {
+    try {
+      return readlinkSync(`${PROC}/${of}/exe`);
+    } catch {
+      return undefined;
+    }
+  };
+  const own = exe(pid);
+  return own !== undefined && own === exe(parent);
+}
+
 /** What a process's environment says of one entry ({@link processEnvEntry}). */
 export type EnvEntryState = "has" | "lacks" | "empty";
 

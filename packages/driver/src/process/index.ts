@@ -19,7 +19,7 @@ export {
 export { isolateStdioServer, type StdioServerLaunch } from "./stdio-server-env.js";
 export { launchSecrets } from "./launch-secrets.js";
 export { STDIO_SERVER_VAR, descendantBaseline, endTurnLeftovers, type TurnLeftoverOptions } from "./turn-leftovers.js";
-export { processEnvHas, processEnvEntry, type EnvEntryState } from "./descendants.js";
+export { processEnvHas, processEnvEntry, processHandingOver, type EnvEntryState } from "./descendants.js";
 export { WarmPool, type WarmProcess } from "./warm-pool.js";
 export { waitForCpuIdle, type CpuIdleOptions } from "./cpu-idle.js";
 export {
