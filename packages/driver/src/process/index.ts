@@ -26,6 +26,7 @@ export {
   appendSessionLine,
   checkSessionFolders,
   confirmSessionFolder,
+  createSessionFile,
   partFrom,
   readSessionFile,
   readSessionFileFrom,
