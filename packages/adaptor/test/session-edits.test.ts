@@ -172,7 +172,10 @@ describe("agent.forkSession()", () => {
       },
     });
     const sessions = { resume: true, fork: false, ...(capable ? { forkSession: true } : {}) };
-    return { calls, driver: { ...driver, descriptor: { ...driver.descriptor, capabilities: { ...driver.descriptor.capabilities, sessions } } } };
+    return {
+      calls,
+      driver: { ...driver, descriptor: { ...driver.descriptor, capabilities: { ...driver.descriptor.capabilities, sessions } } },
+    };
   }
 
   it("the driver gets the id, the message id, the trimmed title and the Agent's env; its new id is the answer", async () => {

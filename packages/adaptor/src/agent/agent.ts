@@ -405,7 +405,12 @@ export class Agent implements AsyncDisposable {
   ): Promise<{ sessionId: string }> {
     const id = checkSessionId("forkSession", sessionId);
     const { upToMessageId, title, signal } = checkForkSessionOptions(options);
-    const driver = this.#sessionDriver("forkSession", "forkSession", "it cannot fork its CLI's sessions", signal as AbortSignal | undefined);
+    const driver = this.#sessionDriver(
+      "forkSession",
+      "forkSession",
+      "it cannot fork its CLI's sessions",
+      signal as AbortSignal | undefined,
+    );
     const env = this.#options.env;
     const forked = await this.#sessionCall(driver, signal as AbortSignal | undefined, (inner) =>
       driver.forkSession!(

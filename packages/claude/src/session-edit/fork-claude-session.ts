@@ -70,7 +70,7 @@ function messageEnd(content: Buffer, messageId: string): string {
 /** The new uuid of the nearest ancestor of `parent` the fork keeps (progress lines are left out), or `null`. */
 function keptParent(parent: unknown, byUuid: ReadonlyMap<string, Entry>, ids: ReadonlyMap<string, string>): string | null {
   const seen = new Set<string>();
-  for (let at = parent; typeof at === "string" && !seen.has(at); ) {
+  for (let at = parent; typeof at === "string" && !seen.has(at);) {
     seen.add(at);
     const entry = byUuid.get(at);
     if (entry === undefined) return null;
@@ -108,7 +108,13 @@ function forkLines(source: ForkSource, sessionId: string, forkId: string, cut: n
   });
   if (source.replacements.length > 0)
     lines.push(
-      JSON.stringify({ type: "content-replacement", sessionId: forkId, replacements: source.replacements, uuid: randomUUID(), timestamp: now }),
+      JSON.stringify({
+        type: "content-replacement",
+        sessionId: forkId,
+        replacements: source.replacements,
+        uuid: randomUUID(),
+        timestamp: now,
+      }),
     );
   lines.push(JSON.stringify({ type: "custom-title", customTitle: title, sessionId: forkId }));
   return lines;
@@ -136,7 +142,11 @@ function forkLines(source: ForkSource, sessionId: string, forkId: string, cut: n
  * the limit, nothing written; the I/O error of a failed read or write; `signal.reason` when
  * aborted (before anything is written).
  */
-export async function forkClaudeSession(config: ClaudeConfig, query: DriverForkSessionQuery, signal?: AbortSignal): Promise<string | undefined> {
+export async function forkClaudeSession(
+  config: ClaudeConfig,
+  query: DriverForkSessionQuery,
+  signal?: AbortSignal,
+): Promise<string | undefined> {
   signal?.throwIfAborted();
   if (!SESSION_ID.test(query.sessionId)) return undefined;
   const projects = claudeProjectsDir(config, query.env);

@@ -28,9 +28,13 @@ function unknownMessage(query: DriverForkSessionQuery, reason: string): InvalidO
  * @throws InvalidOptionError (field `upToMessageId`) when no turn holds that message, or it is not
  * its turn's last.
  */
-async function turnEndingWith(rpc: JsonRpcConnection, query: DriverForkSessionQuery, replies: ReadonlyMap<string, number>): Promise<string> {
+async function turnEndingWith(
+  rpc: JsonRpcConnection,
+  query: DriverForkSessionQuery,
+  replies: ReadonlyMap<string, number>,
+): Promise<string> {
   const wanted = query.upToMessageId!;
-  for (let cursor: string | null = null; ; ) {
+  for (let cursor: string | null = null; ;) {
     const params: ThreadTurnsListParams = { threadId: query.sessionId, cursor, limit: TURN_BATCH, sortDirection: "asc", itemsView: "full" };
     const page = await requestAnswer(rpc, "thread/turns/list", params, turnsPage);
     for (const turn of page.data) {
@@ -66,7 +70,8 @@ export async function forkCodexSession(
   query: DriverForkSessionQuery,
   signal?: AbortSignal,
 ): Promise<string | undefined> {
-  const replies = query.upToMessageId !== undefined ? await modelReplies(config, query.sessionId, query.env, signal) : new Map<string, number>();
+  const replies =
+    query.upToMessageId !== undefined ? await modelReplies(config, query.sessionId, query.env, signal) : new Map<string, number>();
   return withShortLivedAppServer({ command, config, cwd: config.cwd ?? process.cwd(), env: query.env, signal }, async (rpc) => {
     let original;
     try {

@@ -361,7 +361,9 @@ describe("createSessionFile", () => {
     const fifo = join(home, "fifo.jsonl");
     execFileSync("mkfifo", [fifo]);
     for (const path of [existing, fresh, linked, fifo])
-      expect(((await createSessionFile(path, Buffer.from("x"), home, "op").catch((e: unknown) => e)) as NodeJS.ErrnoException).code).toBe("EEXIST");
+      expect(((await createSessionFile(path, Buffer.from("x"), home, "op").catch((e: unknown) => e)) as NodeJS.ErrnoException).code).toBe(
+        "EEXIST",
+      );
     expect(readFileSync(existing, "utf8")).toBe("kept\n");
     expect(readFileSync(target, "utf8")).toBe("target\n");
     expect(lstatSync(fifo).isFIFO()).toBe(true);

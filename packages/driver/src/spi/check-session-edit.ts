@@ -83,12 +83,20 @@ const FORK_OPTION_KEYS: ReadonlySet<string> = new Set(["upToMessageId", "title",
 export function checkForkSessionOptions(options: unknown): CheckedForkSessionOptions {
   const subject = "forkSession arguments";
   if (typeof options !== "object" || options === null || Array.isArray(options))
-    refuse(subject, "options", `must be an object, got ${options === null ? "null" : Array.isArray(options) ? "an array" : typeof options}`);
+    refuse(
+      subject,
+      "options",
+      `must be an object, got ${options === null ? "null" : Array.isArray(options) ? "an array" : typeof options}`,
+    );
   for (const key of Object.keys(options)) if (!FORK_OPTION_KEYS.has(key)) refuse(subject, key, "is not an option of forkSession");
   const { upToMessageId, title, signal } = options as Record<string, unknown>;
   if (upToMessageId !== undefined) {
     if (typeof upToMessageId !== "string" || upToMessageId === "")
-      refuse(subject, "upToMessageId", `must be a non-empty string, got ${typeof upToMessageId === "string" ? '""' : typeof upToMessageId}`);
+      refuse(
+        subject,
+        "upToMessageId",
+        `must be a non-empty string, got ${typeof upToMessageId === "string" ? '""' : typeof upToMessageId}`,
+      );
     if (hasControl(upToMessageId)) refuse(subject, "upToMessageId", "must not hold control characters or line breaks");
     if (upToMessageId.length > MAX_MESSAGE_ID_LENGTH)
       refuse(subject, "upToMessageId", `must be at most ${MAX_MESSAGE_ID_LENGTH} characters, got ${upToMessageId.length}`);
