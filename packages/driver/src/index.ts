@@ -58,6 +58,8 @@ export {
   MAX_MESSAGE_ID_LENGTH,
   type DriverSessionQuery,
   type DriverForkSessionQuery,
+  type ForkSessionOptions,
+  type ForkSessionResult,
   type DriverRenameSessionQuery,
   type DriverTagSessionQuery,
 } from "./spi/session-info.js";

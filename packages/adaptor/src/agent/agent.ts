@@ -12,6 +12,8 @@ import {
   FeatureUnsupportedError,
   type Driver,
   type DriverInspection,
+  type ForkSessionOptions,
+  type ForkSessionResult,
   type InspectOptions,
   type ListSessionsQuery,
   type PrewarmRequest,
@@ -375,7 +377,9 @@ export class Agent implements AsyncDisposable {
    * Claude Code: the transcript is copied into `<the same project folder>/<new id>.jsonl`, created
    * anew (never over a file, a link or a FIFO there), every entry with a new `uuid` and its
    * `parentUuid` chain kept on the new ones; a `custom-title` entry ends it; file-history snapshots
-   * (the CLI's undo of file edits) are not copied; no process is started.
+   * (the CLI's undo of file edits) are not copied; no process is started. Codex: `thread/fork`
+   * (through the turn that ends with `upToMessageId`: codex forks after whole turns), then
+   * `thread/name/set` with the title, on one short-lived `codex app-server`.
    * @param sessionId - the CLI's id of the session (`SessionSummary.sessionId`).
    * @param options.upToMessageId - the id of the message the fork ends with (`SessionMessage.id`
    * of {@link getSessionMessages}): that message whole (a reply's blocks and the results of its
@@ -391,18 +395,17 @@ export class Agent implements AsyncDisposable {
    * id as {@link getSessionInfo} refuses it; an `upToMessageId` that is not a non-empty string of
    * at most 200 characters without control characters); FeatureUnsupportedError
    * (`ErrFeatureUnsupported`, feature `forkSession`) for a driver without the capability
-   * (`sessions.forkSession`: Codex, ACP agents, CodeBuddy, Cursor); `ErrResumeRejected`, nothing
+   * (`sessions.forkSession`: ACP agents, whose `session/fork` an agent need not keep once its
+   * process ends, CodeBuddy, Cursor), before anything starts; `ErrResumeRejected`, nothing
    * written, when this host's CLI home holds no session `sessionId`; InvalidOptionError (field
-   * `upToMessageId`), nothing written, when the session holds no message of that id;
+   * `upToMessageId`), nothing written, when the session holds no message of that id (Codex: or it
+   * is not the last message of its turn);
    * `ErrAgentClosed` after close(); InvalidDriverConfigError; DriverError, nothing written, for a
    * CLI home that fails, or (Claude Code) `INVALID` for a hard link in place of the transcript, a
    * link in place of a folder of the home, or a transcript without a message, and
    * `RESOURCE_EXHAUSTED` for a transcript over 1 GiB; `options.signal`'s reason when aborted.
    */
-  async forkSession(
-    sessionId: string,
-    options: { readonly upToMessageId?: string; readonly title?: string; readonly signal?: AbortSignal } = {},
-  ): Promise<{ sessionId: string }> {
+  async forkSession(sessionId: string, options: ForkSessionOptions = {}): Promise<ForkSessionResult> {
     const id = checkSessionId("forkSession", sessionId);
     const { upToMessageId, title, signal } = checkForkSessionOptions(options);
     const driver = this.#sessionDriver(

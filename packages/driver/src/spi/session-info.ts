@@ -26,6 +26,29 @@ export interface DriverRenameSessionQuery extends DriverSessionQuery {
   readonly title: string;
 }
 
+/** The options of `agent.forkSession(sessionId, options)` (the Claude Agent SDK's `ForkSessionOptions`). */
+export interface ForkSessionOptions {
+  /**
+   * The CLI's own id of the message the fork ends with (`SessionMessage.id` of
+   * `agent.getSessionMessages`), inclusive: a non-empty string without control characters, at most
+   * 200 characters. Absent: the whole conversation.
+   */
+  readonly upToMessageId?: string;
+  /**
+   * The fork's title: trimmed, then non-empty, at most 500 characters, no control characters or
+   * line breaks. Absent: the original's title and `" (fork)"`.
+   */
+  readonly title?: string;
+  /** Aborts the call (it rejects with the signal's reason). */
+  readonly signal?: AbortSignal;
+}
+
+/** What `agent.forkSession` answers (the Claude Agent SDK's `ForkSessionResult`). */
+export interface ForkSessionResult {
+  /** The fork's session id, which the CLI resumes it by (`agent.thread(key, { adoptSession: sessionId })`). */
+  readonly sessionId: string;
+}
+
 /** A fork as a driver is asked for it (`Driver.forkSession`). */
 export interface DriverForkSessionQuery extends DriverSessionQuery {
   /**
