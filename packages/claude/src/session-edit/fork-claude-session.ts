@@ -23,24 +23,33 @@ interface ForkSource {
   readonly replacements: readonly unknown[];
 }
 
+/** Calls `onLine` with each line of `content` (without its newline) and where it begins, never making one string of the whole file. */
+function eachLine(content: Buffer, onLine: (line: Buffer, offset: number) => void): void {
+  for (let start = 0; start < content.length;) {
+    const newline = content.indexOf(0x0a, start);
+    const end = newline === -1 ? content.length : newline;
+    onLine(content.subarray(start, end), start);
+    start = end + 1;
+  }
+}
+
 /** The transcript's lines parsed: conversation entries (not a subagent's side chain) and `content-replacement` lines of `sessionId`. */
 function parseTranscript(content: Buffer, sessionId: string): ForkSource {
   const entries: Entry[] = [];
   const replacements: unknown[] = [];
-  for (const line of content.toString("utf8").split("\n")) {
-    if (line.trim() === "") continue;
+  eachLine(content, (line) => {
     let value: unknown;
     try {
-      value = JSON.parse(line);
+      value = JSON.parse(line.toString("utf8"));
     } catch {
-      continue; // a torn or foreign line
+      return; // an empty, torn or foreign line
     }
-    if (typeof value !== "object" || value === null || Array.isArray(value)) continue;
+    if (typeof value !== "object" || value === null || Array.isArray(value)) return;
     const json = value as Record<string, unknown>;
     if (MESSAGE_TYPES.has(json.type) && typeof json.uuid === "string" && json.isSidechain !== true) entries.push(json as Entry);
     else if (json.type === "content-replacement" && json.sessionId === sessionId && Array.isArray(json.replacements))
       replacements.push(...(json.replacements as unknown[]));
-  }
+  });
   return { entries, replacements };
 }
 
@@ -51,12 +60,7 @@ function parseTranscript(content: Buffer, sessionId: string): ForkSource {
  */
 function messageEnd(content: Buffer, messageId: string): string {
   const indexer = new TranscriptIndexer();
-  let offset = 0;
-  for (const text of content.toString("utf8").split("\n")) {
-    const length = Buffer.byteLength(text);
-    indexer.add({ offset, length, text: Buffer.from(text, "utf8") });
-    offset += length + 1;
-  }
+  eachLine(content, (text, offset) => indexer.add({ offset, length: text.length, text }));
   const index = indexer.done();
   if (index.leaf === undefined) return messageId;
   const messages = new ConversationMessages(index, chainTo(index, index.leaf));
@@ -176,6 +180,11 @@ export async function forkClaudeSession(
   const forkId = randomUUID();
   const lines = forkLines(source, query.sessionId, forkId, cut, title);
   signal?.throwIfAborted();
-  await createSessionFile(join(dirname(path), `${forkId}.jsonl`), Buffer.from(`${lines.join("\n")}\n`, "utf8"), home, FORK_OP);
+  await createSessionFile(
+    join(dirname(path), `${forkId}.jsonl`),
+    Buffer.concat(lines.map((line) => Buffer.from(`${line}\n`, "utf8"))),
+    home,
+    FORK_OP,
+  );
   return forkId;
 }
