@@ -221,6 +221,8 @@ export type {
   SessionPage,
   SessionSummary,
   SkippedSession,
+  ForkSessionOptions,
+  ForkSessionResult,
   SessionMessagesQuery,
   SessionImage,
   SessionMessage,

@@ -1,5 +1,11 @@
 import { describe, expect, it } from "vitest";
-import type { DriverRenameSessionQuery, DriverSessionQuery, DriverTagSessionQuery, SessionSummary } from "@adaptor/driver";
+import type {
+  DriverForkSessionQuery,
+  DriverRenameSessionQuery,
+  DriverSessionQuery,
+  DriverTagSessionQuery,
+  SessionSummary,
+} from "@adaptor/driver";
 import {
   Agent,
   ErrAgentClosed,
@@ -151,5 +157,86 @@ describe("agent.getSessionInfo(), renameSession(), tagSession()", () => {
     await agent.close();
     expect(isError(await closing, ErrAgentClosed)).toBe(true);
     expect(isError(await failure(agent.tagSession("s-1", null)), ErrAgentClosed)).toBe(true);
+  });
+});
+
+describe("agent.forkSession()", () => {
+  function forking(answer: string | undefined, capable = true) {
+    const calls: DriverForkSessionQuery[] = [];
+    const driver = scriptedDriver(async () => ({}), {
+      forkSession: (query: DriverForkSessionQuery, signal?: AbortSignal) => {
+        calls.push(query);
+        return answer === "wait"
+          ? new Promise<string>((_, reject) => signal!.addEventListener("abort", () => reject(signal!.reason as Error), { once: true }))
+          : Promise.resolve(answer);
+      },
+    });
+    const sessions = { resume: true, fork: false, ...(capable ? { forkSession: true } : {}) };
+    return {
+      calls,
+      driver: { ...driver, descriptor: { ...driver.descriptor, capabilities: { ...driver.descriptor.capabilities, sessions } } },
+    };
+  }
+
+  it("the driver gets the id, the message id, the trimmed title and the Agent's env; its new id is the answer", async () => {
+    const { driver, calls } = forking("s-2");
+    await using agent = new Agent(driver, { env: { CLAUDE_CONFIG_DIR: "/homes/a/.claude" } });
+    expect(await agent.forkSession("s-1", { upToMessageId: "m-1", title: "  Branch  " })).toEqual({ sessionId: "s-2" });
+    expect(await agent.forkSession("s-1")).toEqual({ sessionId: "s-2" });
+    const env = { CLAUDE_CONFIG_DIR: "/homes/a/.claude" };
+    expect(calls).toEqual([
+      { sessionId: "s-1", upToMessageId: "m-1", title: "Branch", env },
+      { sessionId: "s-1", env },
+    ]);
+  });
+
+  it("without the capability it is FeatureUnsupportedError (feature forkSession); an unknown session is ErrResumeRejected", async () => {
+    const unsupported = forking("s-2", false);
+    await using agent = new Agent(unsupported.driver);
+    const err = await failure(agent.forkSession("s-1"));
+    expect(findError(err, FeatureUnsupportedError)).toMatchObject({ feature: "forkSession" });
+    expect(unsupported.calls).toEqual([]);
+    await using other = new Agent(forking(undefined).driver);
+    const unknown = await failure(other.forkSession("s-9"));
+    expect(isError(unknown, ErrResumeRejected)).toBe(true);
+    expect((unknown as Error).message).toMatch(/cannot fork session s-9.*no such session/);
+  });
+
+  it("bad options are InvalidOptionError naming the field before the driver is asked", async () => {
+    const { driver, calls } = forking("s-2");
+    await using agent = new Agent(driver);
+    for (const [sessionId, options, field] of [
+      ["../s-1", {}, "sessionId"],
+      ["s-1", null, "options"],
+      ["s-1", "m-1", "options"],
+      ["s-1", { upToMessageId: "" }, "upToMessageId"],
+      ["s-1", { upToMessageId: 7 }, "upToMessageId"],
+      ["s-1", { upToMessageId: "a\u0000b" }, "upToMessageId"],
+      ["s-1", { upToMessageId: "x".repeat(201) }, "upToMessageId"],
+      ["s-1", { title: " " }, "title"],
+      ["s-1", { title: "x".repeat(501) }, "title"],
+      ["s-1", { signal: "no" }, "signal"],
+      ["s-1", { resumeSessionAt: "m-1" }, "resumeSessionAt"],
+    ] as const)
+      expect(findError(await failure(agent.forkSession(sessionId, options as never)), InvalidOptionError)).toMatchObject({
+        subject: "forkSession arguments",
+        field,
+      });
+    expect(calls).toEqual([]);
+  });
+
+  it("its signal and close() end a fork in flight", async () => {
+    const { driver, calls } = forking("wait");
+    const agent = new Agent(driver);
+    const controller = new AbortController();
+    const stopped = failure(agent.forkSession("s-1", { signal: controller.signal }));
+    await expect.poll(() => calls.length).toBe(1);
+    const reason = new Error("the user went away");
+    controller.abort(reason);
+    expect(await stopped).toBe(reason);
+    const closing = failure(agent.forkSession("s-1"));
+    await expect.poll(() => calls.length).toBe(2);
+    await agent.close();
+    expect(isError(await closing, ErrAgentClosed)).toBe(true);
   });
 });

@@ -15,6 +15,7 @@ import {
   type DriverSessionQuery,
   type DriverRenameSessionQuery,
   type DriverTagSessionQuery,
+  type DriverForkSessionQuery,
   type SessionSummary,
   type SessionMessagePage,
   type SessionPage,
@@ -51,6 +52,7 @@ import { readClaudeMessages } from "./session-messages/read-claude-messages.js";
 import { listClaudeSessions } from "./session-list/list-claude-sessions.js";
 import { readClaudeSessionInfo } from "./session-list/claude-session-info.js";
 import { renameClaudeSession, tagClaudeSession } from "./session-edit/append-claude-entry.js";
+import { forkClaudeSession } from "./session-edit/fork-claude-session.js";
 import { claudeSessionTransfer, unlinkPlantedTranscripts } from "./session-state/claude-session-transfer.js";
 
 const DEVICE = "claude";
@@ -72,6 +74,7 @@ export const CLAUDE_DESCRIPTOR: DriverDescriptor = deepFreeze<DriverDescriptor>(
       info: true,
       rename: true,
       tag: true,
+      forkSession: true,
     },
     processReuse: true,
     // native: --json-schema, value from the result line's structured_output; prompt: instructions +
@@ -232,6 +235,18 @@ export class ClaudeDriver implements Driver {
   tagSession(query: DriverTagSessionQuery, signal?: AbortSignal): Promise<boolean> {
     this.validateConfig();
     return tagClaudeSession(this.config, query, signal);
+  }
+
+  /**
+   * Copies the CLI's session `query.sessionId` into a new transcript in the same project folder,
+   * new uuids on the same chain, as the Claude Agent SDK's `forkSession` does; see
+   * `Driver.forkSession` and `forkClaudeSession`. No process is started.
+   * @returns the fork's id, or `undefined` when the home holds no transcript of that id.
+   * @throws InvalidDriverConfigError; as `forkClaudeSession`.
+   */
+  forkSession(query: DriverForkSessionQuery, signal?: AbortSignal): Promise<string | undefined> {
+    this.validateConfig();
+    return forkClaudeSession(this.config, query, signal);
   }
 
   /** @throws InvalidDriverConfigError (see {@link validateClaudeConfig}). */

@@ -10,6 +10,7 @@ import type {
   SessionTransfer,
   DriverListSessionsQuery,
   DriverRenameSessionQuery,
+  DriverForkSessionQuery,
   DriverSessionQuery,
   SessionSummary,
   DriverSessionMessagesQuery,
@@ -44,6 +45,7 @@ import { readCheckpointData } from "./session/checkpoint-data.js";
 import { inspectCodex } from "./inspect/inspect-codex.js";
 import { readCodexSessionInfo } from "./session-list/codex-session-info.js";
 import { renameCodexSession } from "./session-edit/rename-codex-session.js";
+import { forkCodexSession } from "./session-edit/fork-codex-session.js";
 import { listCodexSessions } from "./session-list/list-codex-sessions.js";
 import { readCodexMessages } from "./session-messages/read-codex-messages.js";
 import { codexHomeOf, codexSessionTransfer } from "./session-state/codex-session-transfer.js";
@@ -128,6 +130,18 @@ export class CodexDriver implements Driver {
   renameSession(query: DriverRenameSessionQuery, signal?: AbortSignal): Promise<boolean> {
     this.validateConfig();
     return renameCodexSession(this.config.command ?? defaultCodexCommand(), this.config, query, signal);
+  }
+
+  /**
+   * Forks codex's thread `query.sessionId` with `thread/fork` (through the turn that ends with
+   * `query.upToMessageId`), named with `thread/name/set`, on a short-lived `codex app-server`;
+   * see `Driver.forkSession` and `forkCodexSession`.
+   * @returns the fork's thread id, or `undefined` when codex holds no thread of that id in this home.
+   * @throws InvalidDriverConfigError; as `forkCodexSession`.
+   */
+  forkSession(query: DriverForkSessionQuery, signal?: AbortSignal): Promise<string | undefined> {
+    this.validateConfig();
+    return forkCodexSession(this.config.command ?? defaultCodexCommand(), this.config, query, signal);
   }
 
   /** @throws InvalidDriverConfigError (see {@link validateCodexConfig}). */

@@ -14,8 +14,19 @@ export const CODEX_DESCRIPTOR: DriverDescriptor = deepFreeze<DriverDescriptor>({
   capabilities: {
     // modelSwitch: `thread/resume` with another `model` continues the thread (test/codex/model-switch.test.ts).
     // list: `thread/list` on a short-lived app-server (test/codex/list-sessions.test.ts); info and
-    // rename: `thread/read` and `thread/name/set` on one (test/codex/session-edits.test.ts).
-    sessions: { resume: true, fork: true, fromCheckpoint: true, modelSwitch: true, list: true, messages: true, info: true, rename: true },
+    // rename: `thread/read` and `thread/name/set` on one (test/codex/session-edits.test.ts);
+    // forkSession: `thread/fork` on one (test/codex/fork-session.test.ts).
+    sessions: {
+      resume: true,
+      fork: true,
+      fromCheckpoint: true,
+      modelSwitch: true,
+      list: true,
+      messages: true,
+      info: true,
+      rename: true,
+      forkSession: true,
+    },
     // A thread's app-server process is parked after a healthy turn; the next turn is a turn/start on it.
     processReuse: true,
     structuredOutput: { native: true, prompt: false },
@@ -68,8 +79,18 @@ export const CODEX_EXEC_DESCRIPTOR: DriverDescriptor = deepFreeze<DriverDescript
   displayName: "Codex (exec)",
   capabilities: {
     // modelSwitch: `exec -m … resume` continues the thread on that model (test/codex/model-switch.test.ts).
-    // list: as app-server's (the listing runs a short-lived app-server whatever the transport).
-    sessions: { resume: true, fork: false, fromCheckpoint: true, modelSwitch: true, list: true, messages: true, info: true, rename: true },
+    // list: as app-server's (the listing runs a short-lived app-server whatever the transport); forkSession too.
+    sessions: {
+      resume: true,
+      fork: false,
+      fromCheckpoint: true,
+      modelSwitch: true,
+      list: true,
+      messages: true,
+      info: true,
+      rename: true,
+      forkSession: true,
+    },
     processReuse: false,
     structuredOutput: { native: true, prompt: false },
     // `codex exec` has no request to announce an extra skills root: a run with skills is refused.

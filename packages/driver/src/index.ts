@@ -45,11 +45,21 @@ export {
   type SessionPage,
   type SkippedSession,
 } from "./spi/session-list.js";
-export { checkSessionId, checkSessionTag, checkSessionTitle } from "./spi/check-session-edit.js";
+export {
+  checkForkSessionOptions,
+  checkSessionId,
+  checkSessionTag,
+  checkSessionTitle,
+  type CheckedForkSessionOptions,
+} from "./spi/check-session-edit.js";
 export {
   MAX_SESSION_TAG_LENGTH,
   MAX_SESSION_TITLE_LENGTH,
+  MAX_MESSAGE_ID_LENGTH,
   type DriverSessionQuery,
+  type DriverForkSessionQuery,
+  type ForkSessionOptions,
+  type ForkSessionResult,
   type DriverRenameSessionQuery,
   type DriverTagSessionQuery,
 } from "./spi/session-info.js";

@@ -8,9 +8,12 @@ import {
   checkSessionId,
   checkSessionTag,
   checkSessionTitle,
+  checkForkSessionOptions,
   FeatureUnsupportedError,
   type Driver,
   type DriverInspection,
+  type ForkSessionOptions,
+  type ForkSessionResult,
   type InspectOptions,
   type ListSessionsQuery,
   type PrewarmRequest,
@@ -364,12 +367,76 @@ export class Agent implements AsyncDisposable {
   }
 
   /**
+   * Copies the CLI's own session `sessionId` into a new session of the CLI's own in this host's
+   * CLI home (the Claude Agent SDK's `forkSession`): the conversation through the message
+   * `options.upToMessageId` (inclusive), under a title, without a run or a model call. The original
+   * is not changed; the fork is continued like any session of the CLI
+   * (`agent.thread(key, { adoptSession: sessionId })`, the CLI's own `--resume`) and its history
+   * is the conversation copied. (For a thread of this Agent, `thread.fork(newKey, { at })` forks at a
+   * turn instead.) The CLI home is the one this Agent's runs use, as for {@link listSessions}.
+   * Claude Code: the transcript is copied into `<the same project folder>/<new id>.jsonl`, created
+   * anew (never over a file, a link or a FIFO there), every entry with a new `uuid` and its
+   * `parentUuid` chain kept on the new ones; a `custom-title` entry ends it; file-history snapshots
+   * (the CLI's undo of file edits) are not copied; no process is started. Codex: `thread/fork`
+   * (through the turn that ends with `upToMessageId`: codex forks after whole turns), then
+   * `thread/name/set` with the title, on one short-lived `codex app-server`.
+   * @param sessionId - the CLI's id of the session (`SessionSummary.sessionId`).
+   * @param options.upToMessageId - the id of the message the fork ends with (`SessionMessage.id`
+   * of {@link getSessionMessages}): that message whole (a reply's blocks and the results of its
+   * tool calls) is the fork's last; absent: the whole conversation. Claude Code also takes the uuid
+   * of any entry of the conversation (the Claude Agent SDK's message uuids) and ends there.
+   * @param options.title - the fork's title, as {@link renameSession} takes it; absent: the
+   * original's title ({@link getSessionInfo}'s, else `"Forked session"`) and `" (fork)"`.
+   * @param options.signal - aborts the call (rejects with its reason), before the fork is written.
+   * `close()` aborts a call in flight too.
+   * @returns `{ sessionId }`, the fork's id.
+   * @throws InvalidOptionError (subject `"forkSession arguments"`, field `sessionId`, `options`,
+   * `upToMessageId`, `title`, `signal`, or an unknown key) before anything is read or written (an
+   * id as {@link getSessionInfo} refuses it; an `upToMessageId` that is not a non-empty string of
+   * at most 200 characters without control characters); FeatureUnsupportedError
+   * (`ErrFeatureUnsupported`, feature `forkSession`) for a driver without the capability
+   * (`sessions.forkSession`: ACP agents, whose `session/fork` an agent need not keep once its
+   * process ends, CodeBuddy, Cursor), before anything starts; `ErrResumeRejected`, nothing
+   * written, when this host's CLI home holds no session `sessionId`; InvalidOptionError (field
+   * `upToMessageId`), nothing written, when the session holds no message of that id (Codex: or it
+   * is not the last message of its turn);
+   * `ErrAgentClosed` after close(); InvalidDriverConfigError; DriverError, nothing written, for a
+   * CLI home that fails, or (Claude Code) `INVALID` for a hard link in place of the transcript, a
+   * link in place of a folder of the home, or a transcript without a message, and
+   * `RESOURCE_EXHAUSTED` for a transcript over 1 GiB; `options.signal`'s reason when aborted.
+   */
+  async forkSession(sessionId: string, options: ForkSessionOptions = {}): Promise<ForkSessionResult> {
+    const id = checkSessionId("forkSession", sessionId);
+    const { upToMessageId, title, signal } = checkForkSessionOptions(options);
+    const driver = this.#sessionDriver(
+      "forkSession",
+      "forkSession",
+      "it cannot fork its CLI's sessions",
+      signal as AbortSignal | undefined,
+    );
+    const env = this.#options.env;
+    const forked = await this.#sessionCall(driver, signal as AbortSignal | undefined, (inner) =>
+      driver.forkSession!(
+        {
+          sessionId: id,
+          ...(upToMessageId !== undefined ? { upToMessageId } : {}),
+          ...(title !== undefined ? { title } : {}),
+          ...(env !== undefined ? { env } : {}),
+        },
+        inner,
+      ),
+    );
+    if (forked === undefined) throw this.#unknownSession("fork", id);
+    return { sessionId: forked };
+  }
+
+  /**
    * The driver, for a call about one of the CLI's sessions, once `signal` is checked, the Agent is
    * open and the driver has the capability `capability` and the method `method`.
    */
   #sessionDriver(
-    method: "getSessionInfo" | "renameSession" | "tagSession",
-    capability: "info" | "rename" | "tag",
+    method: "getSessionInfo" | "renameSession" | "tagSession" | "forkSession",
+    capability: "info" | "rename" | "tag" | "forkSession",
     why: string,
     signal: AbortSignal | undefined,
   ): Driver {

@@ -113,7 +113,9 @@ export async function unlinkPlantedTranscripts(
  * folder>/<session id>.jsonl` (config dir: `configDir`, else `CLAUDE_CONFIG_DIR` of the run's env,
  * else `~/.claude`). An import writes it under this host's cwd folder, removing copies in other
  * project folders, so workers with different working directories continue one conversation.
- * Subagent transcripts, file-edit history and todos are not carried: `--resume` does not need them.
+ * Subagent transcripts, file-edit history, todos and the title file are not carried: `--resume`
+ * does not need them, and the transcript carries a title's `custom-title` entry, which claude writes
+ * again at the end once later turns push it out of the last 64 KiB.
  */
 export function claudeSessionTransfer(
   config: ClaudeConfig,

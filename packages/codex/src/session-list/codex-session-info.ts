@@ -1,5 +1,5 @@
 import type { DriverSessionQuery, SessionSummary } from "@adaptor/driver";
-import { JSON_RPC_INVALID_REQUEST } from "@adaptor/driver/kit";
+import { JSON_RPC_INVALID_REQUEST, type JsonRpcConnection } from "@adaptor/driver/kit";
 import { malformedAnswer, requestAnswer, type AnswerReader } from "../app-server/answers.js";
 import { CodexRpcError } from "../app-server/codex-rpc-error.js";
 import { withShortLivedAppServer } from "../app-server/short-lived-app-server.js";
@@ -29,6 +29,15 @@ const threadRead: AnswerReader<{ thread: Thread }> = (method, answer) => {
 };
 
 /**
+ * Codex's thread `threadId`, metadata only (`thread/read` without its turns).
+ * @throws CodexRpcError for codex's refusal (see {@link isUnknownThread}); DriverError `DRIVER` for a malformed answer.
+ */
+export async function readThread(rpc: JsonRpcConnection, threadId: string): Promise<Thread> {
+  const params: ThreadReadParams = { threadId, includeTurns: false };
+  return (await requestAnswer(rpc, "thread/read", params, threadRead)).thread;
+}
+
+/**
  * The summary of codex's thread `query.sessionId` in the Codex home a run with `query.env` uses,
  * the record `listCodexSessions` gives for it, from `thread/read` (metadata only, no turns) on a
  * short-lived `codex app-server` (as a listing starts it): no thread is resumed, no model called.
@@ -44,9 +53,8 @@ export async function readCodexSessionInfo(
   signal?: AbortSignal,
 ): Promise<SessionSummary | undefined> {
   return withShortLivedAppServer({ command, config, cwd: config.cwd ?? process.cwd(), env: query.env, signal }, async (rpc) => {
-    const params: ThreadReadParams = { threadId: query.sessionId, includeTurns: false };
     try {
-      return summary((await requestAnswer(rpc, "thread/read", params, threadRead)).thread);
+      return summary(await readThread(rpc, query.sessionId));
     } catch (err) {
       if (err instanceof CodexRpcError && isUnknownThread(err, "thread/read")) return undefined;
       throw err;

@@ -27,6 +27,7 @@ export {
   appendSessionLine,
   checkSessionFolders,
   confirmSessionFolder,
+  createSessionFile,
   partFrom,
   readSessionFile,
   readSessionFileFrom,

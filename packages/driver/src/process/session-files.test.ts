@@ -22,6 +22,7 @@ import {
   appendSessionLine,
   checkSessionFolders,
   confirmSessionFolder,
+  createSessionFile,
   partFrom,
   readSessionFile,
   readSessionFileFrom,
@@ -343,5 +344,40 @@ describe("appendSessionLine", () => {
       expect(err?.code).toMatch(new RegExp(`^(${ErrCode.Invalid}|${ErrCode.IsDirectory})$`));
     }
     expect(readFileSync(victim, "utf8")).toBe('{"v":1}\n');
+  });
+});
+
+describe("createSessionFile", () => {
+  it("creates a new file (mode 0600) with the bytes; anything already at the path (a file, a link, a FIFO) is EEXIST, left as it was", async () => {
+    const existing = file("kept\n");
+    const home = join(existing, "..");
+    const fresh = join(home, "new.jsonl");
+    await createSessionFile(fresh, Buffer.from("one\ntwo\n"), home, "op");
+    expect(readFileSync(fresh, "utf8")).toBe("one\ntwo\n");
+    expect(statSync(fresh).mode & 0o777).toBe(0o600);
+    const target = file("target\n");
+    const linked = join(home, "linked.jsonl");
+    symlinkSync(target, linked);
+    const fifo = join(home, "fifo.jsonl");
+    execFileSync("mkfifo", [fifo]);
+    for (const path of [existing, fresh, linked, fifo])
+      expect(((await createSessionFile(path, Buffer.from("x"), home, "op").catch((e: unknown) => e)) as NodeJS.ErrnoException).code).toBe(
+        "EEXIST",
+      );
+    expect(readFileSync(existing, "utf8")).toBe("kept\n");
+    expect(readFileSync(target, "utf8")).toBe("target\n");
+    expect(lstatSync(fifo).isFIFO()).toBe(true);
+  });
+
+  it("refuses a folder on the way that is a link out of the home (DriverError INVALID), creating nothing there", async () => {
+    const outside = join(file("x"), "..");
+    const real = join(file("y"), "..");
+    const home = join(real, "home-link");
+    symlinkSync(real, home);
+    mkdirSync(join(home, "projects"));
+    symlinkSync(outside, join(home, "projects", "slug"));
+    const err = await createSessionFile(join(home, "projects", "slug", "new.jsonl"), Buffer.from("x"), home, "op").catch((e: unknown) => e);
+    expect(findError(err, DriverError)?.code).toBe(ErrCode.Invalid);
+    expect(readdirSync(outside)).toEqual(["s.jsonl"]);
   });
 });

@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
-import { lstat, mkdir, realpath, rename, rm, unlink, writeFile } from "node:fs/promises";
+import { constants } from "node:fs";
+import { lstat, mkdir, open, realpath, rename, rm, unlink, writeFile } from "node:fs/promises";
 import type { BigIntStats } from "node:fs";
 import { basename, dirname, isAbsolute, join, relative, sep } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -271,6 +272,37 @@ export async function writeSessionFile(
   } catch (error) {
     await rm(temp, { force: true });
     throw error;
+  }
+}
+
+/**
+ * Creates the new CLI session file `path` below the CLI home `root` with `content` (mode 0600):
+ * opened `O_CREAT | O_EXCL | O_NOFOLLOW`, so nothing already at `path` (a session of the same
+ * name, a link, a FIFO) is opened, followed or replaced. Its folder must exist and, before and
+ * once the file is open, be the folder it names below `root` (see {@link checkSessionFolders},
+ * {@link confirmSessionFolder}). A failed write removes the file it created.
+ * @throws DriverError (op `op`) `INVALID`, nothing left behind, when a folder on the way below
+ * `root` is a link; the I/O error of the open (`EEXIST` for anything at `path`, `ENOENT` for a
+ * missing folder) or the write.
+ */
+export async function createSessionFile(path: string, content: Uint8Array, root: string, op: string): Promise<void> {
+  await checkSessionFolders(root, path, op);
+  await confirmSessionFolder(root, path, op);
+  const handle = await open(path, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600);
+  let done = false;
+  try {
+    await confirmSessionFolder(root, path, op);
+    let written = 0;
+    while (written < content.byteLength) {
+      const { bytesWritten } = await handle.write(content, written, Math.min(IO_CHUNK_BYTES, content.byteLength - written), written);
+      if (bytesWritten <= 0) throw new DriverError({ op, device: path, code: ErrCode.Internal, cause: "the write made no progress" });
+      written += bytesWritten;
+    }
+    done = true;
+  } finally {
+    await handle.close();
+    // The file is this call's own (O_EXCL): what it created is removed, whatever the path leads to now.
+    if (!done) await rm(path, { force: true });
   }
 }
 

@@ -1,5 +1,5 @@
 import { InvalidOptionError } from "@adaptor/errors";
-import { MAX_SESSION_TAG_LENGTH, MAX_SESSION_TITLE_LENGTH } from "./session-info.js";
+import { MAX_MESSAGE_ID_LENGTH, MAX_SESSION_TAG_LENGTH, MAX_SESSION_TITLE_LENGTH } from "./session-info.js";
 
 /** Whether `text` holds a control character (C0, DEL, C1) or a line or paragraph separator: never part of a title or tag. */
 function hasControl(text: string): boolean {
@@ -15,7 +15,8 @@ function refuse(subject: string, field: string, reason: string): never {
 }
 
 /**
- * Checks the session id of `agent.getSessionInfo`, `agent.renameSession` and `agent.tagSession`
+ * Checks the session id of `agent.getSessionInfo`, `agent.renameSession`, `agent.tagSession` and
+ * `agent.forkSession`
  * (subject `"<method> arguments"`): no CLI names a session with a path, so an id that could lead a
  * driver out of its session folder is refused before anything is read or written.
  * @throws InvalidOptionError (field `sessionId`) for a value that is not a non-empty string, or
@@ -61,4 +62,48 @@ export function checkSessionTitle(title: unknown): string {
  */
 export function checkSessionTag(tag: unknown): string | null {
   return tag === null ? null : checkLabel("tagSession arguments", "tag", tag, MAX_SESSION_TAG_LENGTH);
+}
+
+/** The options of `agent.forkSession(sessionId, options)`, checked: `title` trimmed, `signal` left to the caller's check. */
+export interface CheckedForkSessionOptions {
+  readonly upToMessageId?: string;
+  readonly title?: string;
+  readonly signal?: unknown;
+}
+
+const FORK_OPTION_KEYS: ReadonlySet<string> = new Set(["upToMessageId", "title", "signal"]);
+
+/**
+ * Checks the options of `agent.forkSession(sessionId, options)` (subject `"forkSession
+ * arguments"`) before anything is read or written, and returns them with `title` trimmed.
+ * @throws InvalidOptionError naming the field: options that are not a plain object or hold an
+ * unknown key; an `upToMessageId` that is not a non-empty string, holds a control character or line
+ * break, or is longer than 200 code units; a `title` as `renameSession` refuses it.
+ */
+export function checkForkSessionOptions(options: unknown): CheckedForkSessionOptions {
+  const subject = "forkSession arguments";
+  if (typeof options !== "object" || options === null || Array.isArray(options))
+    refuse(
+      subject,
+      "options",
+      `must be an object, got ${options === null ? "null" : Array.isArray(options) ? "an array" : typeof options}`,
+    );
+  for (const key of Object.keys(options)) if (!FORK_OPTION_KEYS.has(key)) refuse(subject, key, "is not an option of forkSession");
+  const { upToMessageId, title, signal } = options as Record<string, unknown>;
+  if (upToMessageId !== undefined) {
+    if (typeof upToMessageId !== "string" || upToMessageId === "")
+      refuse(
+        subject,
+        "upToMessageId",
+        `must be a non-empty string, got ${typeof upToMessageId === "string" ? '""' : typeof upToMessageId}`,
+      );
+    if (hasControl(upToMessageId)) refuse(subject, "upToMessageId", "must not hold control characters or line breaks");
+    if (upToMessageId.length > MAX_MESSAGE_ID_LENGTH)
+      refuse(subject, "upToMessageId", `must be at most ${MAX_MESSAGE_ID_LENGTH} characters, got ${upToMessageId.length}`);
+  }
+  return {
+    ...(upToMessageId !== undefined ? { upToMessageId: upToMessageId as string } : {}),
+    ...(title !== undefined ? { title: checkLabel(subject, "title", title, MAX_SESSION_TITLE_LENGTH) } : {}),
+    ...(signal !== undefined ? { signal } : {}),
+  };
 }

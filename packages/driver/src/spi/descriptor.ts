@@ -37,7 +37,11 @@ export interface DriverCapabilities {
    * `agent.getSessionInfo()`). `rename` and `tag`: the driver gives one of those sessions a title
    * or a tag in the CLI's own form, which the CLI's own session picker shows (`Driver.renameSession`,
    * `Driver.tagSession`); without one the call is refused (`FeatureUnsupportedError`, feature
-   * `getSessionInfo`, `renameSession` or `tagSession`). Defaults false.
+   * `getSessionInfo`, `renameSession` or `tagSession`). `forkSession`: the driver copies one of
+   * those sessions into a new session of the CLI's own, by id and without a run
+   * (`Driver.forkSession`, `agent.forkSession()`); not `fork`, which is a run's fork of the
+   * session it resumes (`thread.fork()`); without it the call is refused (`FeatureUnsupportedError`,
+   * feature `forkSession`). Defaults false.
    */
   readonly sessions: {
     readonly resume: boolean;
@@ -49,6 +53,7 @@ export interface DriverCapabilities {
     readonly info?: boolean;
     readonly rename?: boolean;
     readonly tag?: boolean;
+    readonly forkSession?: boolean;
   };
   /** A live process can serve several turns of one thread. */
   readonly processReuse: boolean;

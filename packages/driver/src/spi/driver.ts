@@ -7,7 +7,7 @@ import type { DriverRequest, PrewarmRequest } from "./request.js";
 import type { DriverResponse } from "./response.js";
 import type { DriverListSessionsQuery, SessionPage, SessionSummary } from "./session-list.js";
 import type { DriverSessionMessagesQuery, SessionMessagePage } from "./session-messages.js";
-import type { DriverRenameSessionQuery, DriverSessionQuery, DriverTagSessionQuery } from "./session-info.js";
+import type { DriverForkSessionQuery, DriverRenameSessionQuery, DriverSessionQuery, DriverTagSessionQuery } from "./session-info.js";
 import type { SessionTransfer } from "./session-transfer.js";
 import type { TurnControl } from "./turn-control.js";
 
@@ -188,6 +188,20 @@ export interface Driver {
    * @throws as {@link renameSession}.
    */
   tagSession?(query: DriverTagSessionQuery, signal?: AbortSignal): Promise<boolean>;
+  /**
+   * Copies the CLI's session `query.sessionId` into a new session of the CLI's own in this home,
+   * without a model call: its conversation through the message `query.upToMessageId` (inclusive;
+   * absent: all of it), titled `query.title` (absent: the original's title and `" (fork)"`), which
+   * the CLI resumes by its new id. The original is not changed. Present only with the descriptor's
+   * `sessions.forkSession`.
+   * @returns the new session's id, or `undefined`, having written nothing, when this home holds no
+   * session of that id.
+   * @throws InvalidOptionError (subject `"forkSession arguments"`, field `upToMessageId`), having
+   * written nothing, when the session holds no message of that id; FeatureUnsupportedError
+   * (feature `forkSession`) when this configuration cannot fork (an agent that does not offer it);
+   * a DriverError when the CLI's home or the CLI itself fails; `signal.reason` when aborted.
+   */
+  forkSession?(query: DriverForkSessionQuery, signal?: AbortSignal): Promise<string | undefined>;
   /**
    * Ends the CLI process parked between turns for the conversation `resumeId` (a checkpoint's
    * `resumeId`), if there is one: the SDK calls it when the thread it served was deleted, so

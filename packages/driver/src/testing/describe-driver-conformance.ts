@@ -366,6 +366,7 @@ export function describeDriverConformance<F extends DriverFixture>(name: string,
         if (caps.sessions.info === true) expect(typeof driver.getSessionInfo).toBe("function");
         if (caps.sessions.rename === true) expect(typeof driver.renameSession).toBe("function");
         if (caps.sessions.tag === true) expect(typeof driver.tagSession).toBe("function");
+        if (caps.sessions.forkSession === true) expect(typeof driver.forkSession).toBe("function");
       });
 
       clause(
