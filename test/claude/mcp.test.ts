@@ -159,7 +159,7 @@ describe("MCP servers on the real claude binary", () => {
     }
   });
 
-  it("a required server that cannot start fails the run: DriverError DEVICE_DISCONNECTED naming it, process gone", async () => {
+  it("a required server that cannot start fails the run: DriverError DEVICE_DISCONNECTED naming it with Claude Code's reason, in the error and the mcp.status notice; process gone", async () => {
     h = await harness();
     const broken = mcpFixtureCommand({ failStart: true });
     const stream = h.agent.stream("hello", { mcpServers: [mcpStdio("broken", broken.command, { args: broken.args, required: true })] });
@@ -168,7 +168,13 @@ describe("MCP servers on the real claude binary", () => {
     expect(errorCode(error)).toBe(ErrCode.DeviceDisconnected);
     const driverError = findError(error, DriverError);
     expect(driverError).toMatchObject({ op: "mcp connect", device: "broken" });
-    expect((error as Error).message).toBe('[DEVICE_DISCONNECTED] mcp connect: broken (required MCP server reported status "failed")');
+    expect((error as Error).message).toBe(
+      '[DEVICE_DISCONNECTED] mcp connect: broken (required MCP server reported status "failed": Connection closed)',
+    );
+    expect((driverError?.cause as Error | undefined)?.message).toBe('required MCP server reported status "failed": Connection closed');
+    expect(mcpStatus(events)).toEqual([
+      { name: "broken", status: "failed", cliStatus: "failed", source: "dynamic", error: "Connection closed" },
+    ]);
     expect(events.at(-1)).toMatchObject({ type: "run-finished", ok: false });
     const pid = spawnedPid(events);
     expect(pid).toBeDefined();
