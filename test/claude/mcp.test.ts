@@ -181,6 +181,26 @@ describe("MCP servers on the real claude binary", () => {
     expect(alive(pid ?? 0)).toBe(false);
   });
 
+  it("a stdio server whose command does not exist: its mcp.status error says so, not claude's Connection closed", async () => {
+    h = await harness();
+    const stream = h.agent.stream("hello", { mcpServers: [mcpStdio("ghost", "/nonexistent/mcp-server-xyz")] });
+    const events = await collect(stream);
+    await stream.result();
+    expect(mcpStatus(events)).toEqual([
+      { name: "ghost", status: "failed", cliStatus: "failed", source: "dynamic", error: "command not found: /nonexistent/mcp-server-xyz" },
+    ]);
+  });
+
+  it("a required stdio server whose command does not exist is refused before launch: DriverError DEVICE_DISCONNECTED naming it and the command, no process started", async () => {
+    h = await harness();
+    const stream = h.agent.stream("hello", { mcpServers: [mcpStdio("ghost", "no-such-mcp-server-xyz", { required: true })] });
+    const events = await collect(stream);
+    const error = await stream.result().catch((e: unknown) => e);
+    expect(findError(error, DriverError)).toMatchObject({ code: ErrCode.DeviceDisconnected, op: "mcp connect", device: "ghost" });
+    expect((error as Error).message).toBe("[DEVICE_DISCONNECTED] mcp connect: ghost (command not found: no-such-mcp-server-xyz)");
+    expect(events.some((event) => event.type === "process")).toBe(false);
+  });
+
   it("the active-execution budget running out while a required server is still starting: RunError active_execution_timeout saying so, the mcp connect error (still starting when stopped) as cause, process gone", async () => {
     h = await harness();
     // A server that never answers `initialize`: claude waits for it (its own connect timeout is far

@@ -86,6 +86,7 @@ describe("public surface", () => {
       "appendSessionFile",
       "appendSessionLine",
       "checkSessionFolders",
+      "checkStdioServerCommands",
       "confirmSessionFolder",
       "descendantBaseline",
       "endTurnLeftovers",
@@ -108,6 +109,7 @@ describe("public surface", () => {
       "stripTerminalEscapes",
       "unlinkPlantedLinks",
       "waitForCpuIdle",
+      "withStdioCommandProblems",
       "writeSessionFile",
     ]);
   });

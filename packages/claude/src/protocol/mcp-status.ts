@@ -1,6 +1,7 @@
 import { DriverError, ErrCode } from "@adaptor/errors";
 import { MCP_CONNECT_OP, type DriverEvent, type McpServerConfig, type McpServerState } from "@adaptor/driver";
 import { mcpStatusOf } from "@adaptor/driver/kit";
+import { withStdioCommandProblems } from "@adaptor/driver/process";
 
 /** The `mcp_servers` of a `system init` line, as {@link McpServerState}s, or `undefined` for any other line. */
 export function mcpServerStatuses(message: Record<string, unknown>): readonly McpServerState[] | undefined {
@@ -56,9 +57,17 @@ export function withMcpStatusAnswer(statuses: readonly McpServerState[], answer:
   });
 }
 
-/** The `mcp.status` notice for `servers`. */
-export function mcpStatusNotice(servers: readonly McpServerState[]): DriverEvent {
-  return { type: "notice", kind: "mcp.status", message: "MCP servers at init", data: { servers: servers.map((s) => ({ ...s })) } };
+/**
+ * The `mcp.status` notice for `servers`; a server not connected with a reason in `problems` (a
+ * stdio command missing, found before launch) has that reason as its `error`.
+ */
+export function mcpStatusNotice(servers: readonly McpServerState[], problems?: ReadonlyMap<string, string>): DriverEvent {
+  return {
+    type: "notice",
+    kind: "mcp.status",
+    message: "MCP servers at init",
+    data: { servers: withStdioCommandProblems(servers, problems) },
+  };
 }
 
 /** What a claude `system init` line says of the run's MCP servers (see {@link readMcpStatus}). */

@@ -496,7 +496,7 @@ export class ClaudeSession implements PooledProcess {
       // first. (A required server not connected ends the turn: see #mcpErrors.)
       const reportMcp = (servers: readonly McpServerState[]): void => {
         if (servers.every((server) => server.status === "connected")) {
-          sink.emit(mcpStatusNotice(servers));
+          sink.emit(mcpStatusNotice(servers, this.#launch.mcpCommandProblems));
           return;
         }
         let reported = false;
@@ -504,7 +504,7 @@ export class ClaudeSession implements PooledProcess {
           if (reported) return;
           reported = true;
           flushMcp = undefined;
-          sink.emit(mcpStatusNotice(list));
+          sink.emit(mcpStatusNotice(list, this.#launch.mcpCommandProblems));
         };
         flushMcp = () => once(servers);
         const id = `adaptor_mcp_status_${randomUUID()}`;
@@ -591,7 +591,7 @@ export class ClaudeSession implements PooledProcess {
           // A required server is not connected: the turn ends here, with the CLI's reason for it
           // (unless the run was stopped, when the CLI is shutting down and a server was still starting).
           const servers = signal.aborted ? mcp.statuses : await this.#mcpErrors(answers, turn, mcp.statuses);
-          if (servers.length > 0) sink.emit(mcpStatusNotice(servers));
+          if (servers.length > 0) sink.emit(mcpStatusNotice(servers, this.#launch.mcpCommandProblems));
           throw requiredMcpError(mcp.failing, servers, signal.aborted);
         }
         if (mcp) {

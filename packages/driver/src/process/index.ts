@@ -17,6 +17,7 @@ export {
   type MergeChildEnvOptions,
 } from "./child-env.js";
 export { isolateStdioServer, type StdioServerLaunch } from "./stdio-server-env.js";
+export { checkStdioServerCommands, withStdioCommandProblems } from "./stdio-server-command.js";
 export { STDIO_SERVER_VAR, descendantBaseline, endTurnLeftovers, type TurnLeftoverOptions } from "./turn-leftovers.js";
 export { processEnvHas, processEnvEntry, type EnvEntryState } from "./descendants.js";
 export { WarmPool, type WarmProcess } from "./warm-pool.js";
