@@ -160,7 +160,7 @@ describe("MCP servers on the real claude binary", () => {
     }
   });
 
-  it("a required server that cannot start fails the run: DriverError DEVICE_DISCONNECTED naming it, process gone", async () => {
+  it("a required server that cannot start fails the run: DriverError DEVICE_DISCONNECTED naming it with Claude Code's reason, in the error and the mcp.status notice; process gone", async () => {
     h = await harness();
     const broken = mcpFixtureCommand({ failStart: true });
     const stream = h.agent.stream("hello", { mcpServers: [mcpStdio("broken", broken.command, { args: broken.args, required: true })] });
@@ -169,11 +169,37 @@ describe("MCP servers on the real claude binary", () => {
     expect(errorCode(error)).toBe(ErrCode.DeviceDisconnected);
     const driverError = findError(error, DriverError);
     expect(driverError).toMatchObject({ op: "mcp connect", device: "broken" });
-    expect((error as Error).message).toBe('[DEVICE_DISCONNECTED] mcp connect: broken (required MCP server reported status "failed")');
+    expect((error as Error).message).toBe(
+      '[DEVICE_DISCONNECTED] mcp connect: broken (required MCP server reported status "failed": Connection closed)',
+    );
+    expect((driverError?.cause as Error | undefined)?.message).toBe('required MCP server reported status "failed": Connection closed');
+    expect(mcpStatus(events)).toEqual([
+      { name: "broken", status: "failed", cliStatus: "failed", source: "dynamic", error: "Connection closed" },
+    ]);
     expect(events.at(-1)).toMatchObject({ type: "run-finished", ok: false });
     const pid = spawnedPid(events);
     expect(pid).toBeDefined();
     expect(alive(pid ?? 0)).toBe(false);
+  });
+
+  it("a stdio server whose command does not exist: its mcp.status error says so, not claude's Connection closed", async () => {
+    h = await harness();
+    const stream = h.agent.stream("hello", { mcpServers: [mcpStdio("ghost", "/nonexistent/mcp-server-xyz")] });
+    const events = await collect(stream);
+    await stream.result();
+    expect(mcpStatus(events)).toEqual([
+      { name: "ghost", status: "failed", cliStatus: "failed", source: "dynamic", error: "command not found: /nonexistent/mcp-server-xyz" },
+    ]);
+  });
+
+  it("a required stdio server whose command does not exist is refused before launch: DriverError DEVICE_DISCONNECTED naming it and the command, no process started", async () => {
+    h = await harness();
+    const stream = h.agent.stream("hello", { mcpServers: [mcpStdio("ghost", "no-such-mcp-server-xyz", { required: true })] });
+    const events = await collect(stream);
+    const error = await stream.result().catch((e: unknown) => e);
+    expect(findError(error, DriverError)).toMatchObject({ code: ErrCode.DeviceDisconnected, op: "mcp connect", device: "ghost" });
+    expect((error as Error).message).toBe("[DEVICE_DISCONNECTED] mcp connect: ghost (command not found: no-such-mcp-server-xyz)");
+    expect(events.some((event) => event.type === "process")).toBe(false);
   });
 
   it("the active-execution budget running out while a required server is still starting: RunError active_execution_timeout saying so, the mcp connect error (still starting when stopped) as cause, process gone", async () => {

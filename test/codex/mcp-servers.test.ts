@@ -176,6 +176,28 @@ describe("codex app-server: MCP servers", () => {
     expect(h.server.responses()).toEqual([]);
   });
 
+  it("a stdio server whose command does not exist: its mcp.status error says so, not codex's closed connection; a required one is refused before codex starts", async () => {
+    h = await codexHarness({ rules: [] });
+    const agent = new Agent(h.driver);
+    const stream = agent.stream("hello", { mcpServers: [mcpStdio("ghost", "/nonexistent/mcp-server-xyz")] });
+    const events: AgentEvent[] = [];
+    for await (const event of stream) events.push(event);
+    await stream.result();
+    const notices = events.filter((event) => isNotice(event, "mcp.status"));
+    expect(notices.map((notice) => (isNotice(notice, "mcp.status") ? notice.data?.servers : undefined))).toEqual([
+      [{ name: "ghost", status: "failed", cliStatus: "failed", error: "command not found: /nonexistent/mcp-server-xyz" }],
+    ]);
+
+    const required = agent.stream("hello", { mcpServers: [mcpStdio("ghost", "no-such-mcp-server-xyz", { required: true })] });
+    const refusedEvents: AgentEvent[] = [];
+    for await (const event of required) refusedEvents.push(event);
+    const refused = await required.result().catch((e: unknown) => e);
+    await agent.close();
+    expect(findError(refused, DriverError)).toMatchObject({ code: ErrCode.DeviceDisconnected, op: "mcp connect", device: "ghost" });
+    expect((refused as Error).message).toBe("[DEVICE_DISCONNECTED] mcp connect: ghost (command not found: no-such-mcp-server-xyz)");
+    expect(refusedEvents.some((event) => event.type === "process")).toBe(false);
+  });
+
   it("permission ask: codex's ask before the MCP tool call reaches the host; approved it runs, denied it does not; approval, event and hook name the tool mcp__<server>__<tool>", async () => {
     h = await codexHarness({ rules: [CALL_ECHO] });
     const { logFile, command } = fixture(h.env.root);

@@ -23,7 +23,7 @@ async function expectExitsAndEndsItsCli(config: ForgetfulHostConfig): Promise<vo
   const { code, stdout, stderr } = await runForgetfulHost(config);
   expect(code, stderr).toBe(0); // not the safety net's SIGKILL
   const report = JSON.parse(stdout.trim().split("\n").at(-1)!) as { cli: number; running: boolean };
-  expect(report.running).toBe(true); // the turn's CLI was parked for the next turn, not ended
+  expect(report.running).toBe(true); // the turn's CLI was parked for the next turn (or pre-warmed), not ended
   expect(await waitForProcessGone(report.cli, 10_000)).toBe(true); // and the host's exit ended it: no orphan
 }
 
@@ -46,6 +46,26 @@ describe("a host that forgets agent.close()", () => {
       () => env.cleanup(),
     );
     await expectExitsAndEndsItsCli({ driver: "codex", cwd: env.workDir, env: env.env });
+  });
+
+  it("claude: exits by itself after agent.prewarm(), and its pre-warmed CLI ends with it", { timeout: 120_000 }, async () => {
+    const server = await startAnthropicServer({ rules: [] });
+    const env = await claudeTestEnv({ server });
+    cleanups.push(
+      () => server.close(),
+      () => env.cleanup(),
+    );
+    await expectExitsAndEndsItsCli({ driver: "claude", cwd: env.workDir, env: env.env, prewarm: true });
+  });
+
+  it("codex: exits by itself after agent.prewarm(), and its pre-warmed app-server ends with it", { timeout: 120_000 }, async () => {
+    const server = await startOpenAIServer({ rules: [] });
+    const env = await codexTestEnv({ server });
+    cleanups.push(
+      () => server.close(),
+      () => env.cleanup(),
+    );
+    await expectExitsAndEndsItsCli({ driver: "codex", cwd: env.workDir, env: env.env, prewarm: true });
   });
 
   it("gemini (ACP): exits by itself after a thread turn, and its parked agent process ends with it", { timeout: 120_000 }, async () => {

@@ -46,7 +46,15 @@ import {
   sessionInit,
   StallWatchdog,
 } from "@adaptor/driver/kit";
-import { forceKilledError, isolateStdioServer, mergeChildEnv, rawStreams, SAFE_ENV_BASE, STDIO_SERVER_VAR } from "@adaptor/driver/process";
+import {
+  checkStdioServerCommands,
+  forceKilledError,
+  isolateStdioServer,
+  mergeChildEnv,
+  rawStreams,
+  SAFE_ENV_BASE,
+  STDIO_SERVER_VAR,
+} from "@adaptor/driver/process";
 import { MCP_SERVER_NAME_VAR, stdioServersNotRunning } from "./mcp/stdio-server-check.js";
 import { ErrMCPTransportUnsupportedFailure } from "./failures.js";
 import { HostClient } from "./host/host-client.js";
@@ -292,6 +300,9 @@ export class AcpDriver implements Driver {
     const model = request.model ?? config.model;
 
     const env = this.#env(config, request);
+    // A required stdio server whose command is missing (the agent could not say so: it starts
+    // `/usr/bin/env`) refuses the run before the agent starts.
+    await checkStdioServerCommands(request.mcpServers, env, cwd);
     const merged = this.#merged(config, request);
     const removed = this.#allowAllEnv.filter((name) => env[name] === undefined && merged[name] !== undefined);
     if (removed.length > 0)
@@ -1238,7 +1249,7 @@ export class AcpDriver implements Driver {
         : endedByDenial || interrupted
           ? undefined
           : (stopReasonFailure(answer.stopReason) ?? agentErrorFailure(turn, answer.stopReason));
-      if (!failure && !interrupted) await this.#checkStdioServers(proc, request.mcpServers ?? [], sink);
+      if (!failure && !interrupted) await this.#checkStdioServers(proc, request.mcpServers ?? [], sink, cwd);
       const usage = promptUsage(answer);
       const cost = turnCost(turn, proc, sessionId, request);
       return finish(proc, turn, failure, {
@@ -1337,24 +1348,41 @@ export class AcpDriver implements Driver {
   /**
    * After a turn that ended well: the declared stdio servers that are not among the agent's live
    * processes ({@link stdioServersNotRunning}; ACP reports no server status) get a `notice`
-   * `mcp.status` (`data.servers`: `{ name, status: "not_running" }`, or `"unknown"` where the
-   * agent's processes cannot be listed).
+   * `mcp.status` (`data.servers`: `{ name, status: "not_running" }`, with `error: "command not
+   * found: <command>"` for one whose command is missing, or `"unknown"` where the agent's processes
+   * cannot be listed).
    * @throws DriverError `DEVICE_DISCONNECTED` (op `mcp connect`, device the server's name) for a
    * `required` one not running, as for a required server that failed to start on the other drivers.
    */
-  async #checkStdioServers(proc: AcpProcess, servers: readonly McpServerConfig[], sink: Pick<DriverSink, "emit">): Promise<void> {
+  async #checkStdioServers(
+    proc: AcpProcess,
+    servers: readonly McpServerConfig[],
+    sink: Pick<DriverSink, "emit">,
+    cwd: string,
+  ): Promise<void> {
     const missing = await stdioServersNotRunning(proc.child, servers);
     if (missing?.length === 0) return;
     const unknown = missing === undefined;
     const named = unknown ? servers.filter((server) => server.transport === "stdio") : missing;
     const status = unknown ? "unknown" : "not_running";
+    // Why a server is not running, where its command is missing (a required one's refused the run before launch).
+    const problems = await checkStdioServerCommands(
+      named.map((server) => ({ ...server, required: false })),
+      proc.env,
+      cwd,
+    );
     sink.emit({
       type: "notice",
       kind: "mcp.status",
       message: unknown
         ? `MCP servers at the end of the turn: whether ${this.descriptor.displayName} started ${named.map((s) => s.name).join(", ")} cannot be seen here (its processes cannot be listed)`
         : `MCP servers at the end of the turn: ${named.map((s) => s.name).join(", ")} not running (${this.descriptor.displayName} did not start ${named.length === 1 ? "it" : "them"}, or ${named.length === 1 ? "it" : "they"} ended)`,
-      data: { servers: named.map((server) => ({ name: server.name, status })) },
+      data: {
+        servers: named.map((server) => {
+          const error = problems.get(server.name);
+          return { name: server.name, status, ...(error !== undefined ? { error } : {}) };
+        }),
+      },
     });
     const required = unknown ? undefined : named.find((server) => server.required === true);
     if (required)

@@ -49,6 +49,22 @@ describe.runIf(process.platform === "linux")("declared stdio MCP servers the age
     expect(mcpNotices(run.events)).toEqual([{ servers: [{ name: "fx", status: "not_running" }] }]);
   });
 
+  it("one whose command does not exist: the notice's not_running carries why (command not found), not just that the agent did not start it", async () => {
+    const run = await turn(true, { mcpServers: [mcpStdio("ghost", "/nonexistent/mcp-server-xyz")] });
+    expect(run.error).toBeUndefined();
+    expect(mcpNotices(run.events)).toEqual([
+      { servers: [{ name: "ghost", status: "not_running", error: "command not found: /nonexistent/mcp-server-xyz" }] },
+    ]);
+  });
+
+  it("a required one whose command does not exist is refused before the agent starts: DriverError DEVICE_DISCONNECTED naming it and the command", async () => {
+    const run = await turn(true, { mcpServers: [mcpStdio("ghost", "no-such-mcp-server-xyz", { required: true })] });
+    const error = findError(run.error, DriverError);
+    expect([error?.code, error?.op, error?.device]).toEqual([ErrCode.DeviceDisconnected, "mcp connect", "ghost"]);
+    expect(error?.message).toBe("[DEVICE_DISCONNECTED] mcp connect: ghost (command not found: no-such-mcp-server-xyz)");
+    expect(run.events.some((event) => event.type === "process")).toBe(false);
+  });
+
   it("servers the agent started (found by name among its processes): no notice, the run completes", async () => {
     const run = await turn(true, { mcpServers: [server("fx", true), server("other", false)] });
     expect(run.error).toBeUndefined();

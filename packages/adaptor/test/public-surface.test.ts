@@ -88,6 +88,7 @@ describe("public surface", () => {
       "appendSessionFile",
       "appendSessionLine",
       "checkSessionFolders",
+      "checkStdioServerCommands",
       "confirmSessionFolder",
       "createSessionFile",
       "descendantBaseline",
@@ -113,6 +114,7 @@ describe("public surface", () => {
       "stripTerminalEscapes",
       "unlinkPlantedLinks",
       "waitForCpuIdle",
+      "withStdioCommandProblems",
       "writeSessionFile",
     ]);
   });

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { DriverRequest, McpServerConfig } from "@adaptor/driver";
 import { defaultClaudeCommand } from "../command.js";
-import { mergeChildEnv } from "@adaptor/driver/process";
+import { checkStdioServerCommands, mergeChildEnv } from "@adaptor/driver/process";
 import { CLAUDE_INHERITED_ENV, type ClaudeConfig } from "../config.js";
 import { readCheckpointData } from "../session/checkpoint-data.js";
 import { checkAddDirs } from "./add-dirs.js";
@@ -23,6 +23,11 @@ export interface Launch {
   readonly model?: string;
   /** The run's MCP servers, checked against the init line's status (protocol/mcp-status.ts). */
   readonly mcpServers?: readonly McpServerConfig[];
+  /**
+   * Why stdio servers of the run that are not required will not start (`command not found: …`),
+   * by name, found before launch: their `mcp.status` error in place of the CLI's `Connection closed`.
+   */
+  readonly mcpCommandProblems?: ReadonlyMap<string, string>;
   /**
    * Under the `read_only` sandbox: the only tools the every-tool hook (`askForEveryTool`) may ask
    * the host about; any other call is left to the CLI's `dontAsk` mode, which denies it.
@@ -89,6 +94,10 @@ export async function prepareLaunch(config: ClaudeConfig, request: DriverRequest
   if (request.effort) args.push("--effort", request.effort);
   args.push(...jsonSchemaArgs(request));
   const env = claudeEnv(config, request, [policy.env, traceEnv(request)]);
+  const cwd = request.cwd ?? config.cwd ?? process.cwd();
+  // A stdio server's missing command, which claude would report only as `Connection closed`;
+  // a required one's refuses the run here.
+  const mcpCommandProblems = await checkStdioServerCommands(request.mcpServers, env, cwd);
   let privateDir: string | undefined;
   const privateFile = async (name: string): Promise<string> => {
     privateDir ??= await mkdtemp(join(env.TMPDIR ?? tmpdir(), "adaptor-claude-"));
@@ -128,9 +137,10 @@ export async function prepareLaunch(config: ClaudeConfig, request: DriverRequest
     command: config.command ?? defaultClaudeCommand(),
     args,
     env,
-    cwd: request.cwd ?? config.cwd ?? process.cwd(),
+    cwd,
     ...(model ? { model } : {}),
     ...(request.mcpServers ? { mcpServers: request.mcpServers } : {}),
+    ...(mcpCommandProblems.size > 0 ? { mcpCommandProblems } : {}),
     ...(policy.askableTools ? { askableTools: policy.askableTools } : {}),
     ...(policy.guardAllowRules ? { guardAllowRules: true } : {}),
     ...(request.budget?.maxToolCalls !== undefined ? { holdToolCalls: true } : {}),

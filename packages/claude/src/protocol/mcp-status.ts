@@ -1,6 +1,7 @@
 import { DriverError, ErrCode } from "@adaptor/errors";
 import { MCP_CONNECT_OP, type DriverEvent, type McpServerConfig, type McpServerState } from "@adaptor/driver";
 import { mcpStatusOf } from "@adaptor/driver/kit";
+import { withStdioCommandProblems } from "@adaptor/driver/process";
 
 /** The `mcp_servers` of a `system init` line, as {@link McpServerState}s, or `undefined` for any other line. */
 export function mcpServerStatuses(message: Record<string, unknown>): readonly McpServerState[] | undefined {
@@ -56,62 +57,79 @@ export function withMcpStatusAnswer(statuses: readonly McpServerState[], answer:
   });
 }
 
-/** The `mcp.status` notice for `servers`. */
-export function mcpStatusNotice(servers: readonly McpServerState[]): DriverEvent {
-  return { type: "notice", kind: "mcp.status", message: "MCP servers at init", data: { servers: servers.map((s) => ({ ...s })) } };
+/**
+ * The `mcp.status` notice for `servers`; a server not connected with a reason in `problems` (a
+ * stdio command missing, found before launch) has that reason as its `error`.
+ */
+export function mcpStatusNotice(servers: readonly McpServerState[], problems?: ReadonlyMap<string, string>): DriverEvent {
+  return {
+    type: "notice",
+    kind: "mcp.status",
+    message: "MCP servers at init",
+    data: { servers: withStdioCommandProblems(servers, problems) },
+  };
+}
+
+/** What a claude `system init` line says of the run's MCP servers (see {@link readMcpStatus}). */
+export interface McpStatusLine {
+  /** Every server the line lists. */
+  readonly statuses: readonly McpServerState[];
+  /** The first required server whose status is not `connected` (or that the line does not list). */
+  readonly failing?: McpServerConfig;
 }
 
 /**
- * Reads MCP server status from a claude `system init` line; other lines are ignored.
+ * Reads MCP server status from a claude `system init` line; other lines read `undefined`.
  * claude 2.1.332 prints the line once every server connected, failed, or was still `pending` after
  * its connect timeout, as `"mcp_servers":[{"name":"x","status":"connected","source":"dynamic"}]`
  * (seen on the real binary: a server that exits at start, a missing executable and an unreachable
- * URL all read `failed`). Hands every server to `report` (`failing`: a required server is not
- * connected, and this call throws right after), then checks the run's required servers.
- *
- * @returns whether the line reported the servers (an init line carrying their status).
- * @throws DriverError with code `DEVICE_DISCONNECTED`, op `mcp connect`, device = the first
- * required server whose status is not `connected` (or that the line does not list), e.g.
- * `[DEVICE_DISCONNECTED] mcp connect: files (required MCP server reported status "failed")`. The
- * driver then ends the process; the run rejects with this ordinary (non-`RunError`) error. When
- * the run was already stopped (`stopped`: its signal aborted, e.g. by the active-execution budget)
- * the CLI prints the line as it shuts down, and a server still starting reads `failed`: the error
- * then says the server was still starting when the run was stopped, e.g.
- * `[DEVICE_DISCONNECTED] mcp connect: files (still starting when the run was stopped; then:
- * required MCP server reported status "failed")`, so that a stop is not read as a broken server.
+ * URL all read `failed`). The line carries no reason: Claude Code gives it in its answer to an
+ * `mcp_status` control request ({@link withMcpStatusAnswer}).
  */
-export function checkMcpStatus(
+export function readMcpStatus(
   message: Record<string, unknown>,
   servers: readonly McpServerConfig[] | undefined,
-  report: (servers: readonly McpServerState[], failing: boolean) => void,
-  stopped = false,
-): boolean {
+): McpStatusLine | undefined {
   const statuses = mcpServerStatuses(message);
-  if (!statuses) return false;
+  if (!statuses) return undefined;
   const failing = (servers ?? []).find(
     (server) => server.required === true && statuses.find((entry) => entry.name === server.name)?.cliStatus !== "connected",
   );
-  if (statuses.length > 0) report(statuses, failing !== undefined);
-  if (failing) {
-    const status = statuses.find((entry) => entry.name === failing.name)?.cliStatus;
-    const reported = status
-      ? `required MCP server reported status ${JSON.stringify(status)}`
-      : "required MCP server missing from the init line";
-    throw new DriverError({
-      op: MCP_CONNECT_OP,
-      device: failing.name,
-      code: ErrCode.DeviceDisconnected,
-      cause: stopped ? `still starting when the run was stopped; then: ${reported}` : reported,
-    });
-  }
-  return true;
+  return { statuses, ...(failing ? { failing } : {}) };
+}
+
+/**
+ * The error of a run whose required server `failing` is not connected, by `statuses` (the init
+ * line's, with the `error` Claude Code's `mcp_status` answer gives, when it gave one).
+ *
+ * @returns DriverError with code `DEVICE_DISCONNECTED`, op `mcp connect`, device = the server, e.g.
+ * `[DEVICE_DISCONNECTED] mcp connect: files (required MCP server reported status "failed":
+ * Connection closed)` (without `: <reason>` when the CLI gave none). The driver then ends the
+ * process; the run rejects with this ordinary (non-`RunError`) error. When the run was already
+ * stopped (`stopped`: its signal aborted, e.g. by the active-execution budget) the CLI prints the
+ * line as it shuts down, and a server still starting reads `failed`: the error then says the
+ * server was still starting when the run was stopped, e.g. `[DEVICE_DISCONNECTED] mcp connect:
+ * files (still starting when the run was stopped; then: required MCP server reported status
+ * "failed")`, so that a stop is not read as a broken server.
+ */
+export function requiredMcpError(failing: McpServerConfig, statuses: readonly McpServerState[], stopped = false): DriverError {
+  const entry = statuses.find((server) => server.name === failing.name);
+  const reported = entry?.cliStatus
+    ? `required MCP server reported status ${JSON.stringify(entry.cliStatus)}${entry.error ? `: ${entry.error}` : ""}`
+    : "required MCP server missing from the init line";
+  return new DriverError({
+    op: MCP_CONNECT_OP,
+    device: failing.name,
+    code: ErrCode.DeviceDisconnected,
+    cause: stopped ? `still starting when the run was stopped; then: ${reported}` : reported,
+  });
 }
 
 /**
  * For a run stopped (its signal aborted, e.g. by the active-execution budget) before the CLI ever
  * reported its MCP servers: Claude Code writes its init line, with their status, only once every
  * server started or failed, so the run's servers were still starting. Throws the `mcp connect`
- * error of the first required one, as {@link checkMcpStatus} does for a CLI that reports them as
+ * error of the first required one, as {@link requiredMcpError} says for a CLI that reports them as
  * it shuts down (which a CLI slow to shut down, on a busy machine, may not get to).
  * @throws DriverError `DEVICE_DISCONNECTED`, op `mcp connect`, device the first required server,
  * e.g. `[DEVICE_DISCONNECTED] mcp connect: files (still starting when the run was stopped; then:

@@ -49,7 +49,13 @@ import { attribute } from "../protocol/turn-attribution.js";
 import { CLAUDE_TOOL_ALIASES, FOREGROUND_AGENT_HOOK, foregroundAgentAnswer, inForeground } from "../protocol/foreground-agents.js";
 import { roundCost, turnCostUsd, type CostBaseline } from "../protocol/turn-cost.js";
 import { apiTimeTotal, turnReport, type TurnReport } from "../protocol/turn-report.js";
-import { checkMcpStatus, checkMcpStoppedBeforeReport, mcpStatusNotice, withMcpStatusAnswer } from "../protocol/mcp-status.js";
+import {
+  checkMcpStoppedBeforeReport,
+  mcpStatusNotice,
+  readMcpStatus,
+  requiredMcpError,
+  withMcpStatusAnswer,
+} from "../protocol/mcp-status.js";
 import { checkModel, checkModelFallback, oncePerDifference, reportModel, sameModel } from "../protocol/model-check.js";
 import { TextDeltaLineReader } from "../protocol/text-delta-line.js";
 import { parseLine, StdoutLines } from "./stdout-lines.js";
@@ -492,12 +498,12 @@ export class ClaudeSession implements PooledProcess {
           return (await answered) !== null;
         },
       });
-      // The init line's MCP servers: reported at once when all are connected (or a required one is
-      // not, and the turn ends); otherwise once the CLI answered `mcp_status` with their errors, or
-      // without them when the turn's result comes first.
-      const reportMcp = (servers: readonly McpServerState[], failing: boolean): void => {
-        if (failing || servers.every((server) => server.status === "connected")) {
-          sink.emit(mcpStatusNotice(servers));
+      // The init line's MCP servers: reported at once when all are connected; otherwise once the
+      // CLI answered `mcp_status` with their errors, or without them when the turn's result comes
+      // first. (A required server not connected ends the turn: see #mcpErrors.)
+      const reportMcp = (servers: readonly McpServerState[]): void => {
+        if (servers.every((server) => server.status === "connected")) {
+          sink.emit(mcpStatusNotice(servers, this.#launch.mcpCommandProblems));
           return;
         }
         let reported = false;
@@ -505,7 +511,7 @@ export class ClaudeSession implements PooledProcess {
           if (reported) return;
           reported = true;
           flushMcp = undefined;
-          sink.emit(mcpStatusNotice(list));
+          sink.emit(mcpStatusNotice(list, this.#launch.mcpCommandProblems));
         };
         flushMcp = () => once(servers);
         const id = `adaptor_mcp_status_${randomUUID()}`;
@@ -592,8 +598,18 @@ export class ClaudeSession implements PooledProcess {
           otherSession.accept(message);
           continue;
         }
-        // Throws for a failed required server.
-        if (checkMcpStatus(message, this.#launch.mcpServers, reportMcp, signal.aborted)) this.#mcpReported = true;
+        const mcp = readMcpStatus(message, this.#launch.mcpServers);
+        if (mcp?.failing) {
+          // A required server is not connected: the turn ends here, with the CLI's reason for it
+          // (unless the run was stopped, when the CLI is shutting down and a server was still starting).
+          const servers = signal.aborted ? mcp.statuses : await this.#mcpErrors(answers, turn, mcp.statuses);
+          if (servers.length > 0) sink.emit(mcpStatusNotice(servers, this.#launch.mcpCommandProblems));
+          throw requiredMcpError(mcp.failing, servers, signal.aborted);
+        }
+        if (mcp) {
+          this.#mcpReported = true;
+          if (mcp.statuses.length > 0) reportMcp(mcp.statuses);
+        }
         checkModel(message, this.#requestedModel, reportModels, lineModel);
         if (!started && message.type === "system" && message.subtype === "init") {
           started = true;
@@ -689,6 +705,33 @@ export class ClaudeSession implements PooledProcess {
       }
     } finally {
       this.#lines.unread(held);
+    }
+  }
+
+  /**
+   * `statuses` with the `error` of each server as Claude Code's answer to an `mcp_status` control
+   * request gives it (e.g. `"Connection closed"`), for a turn that ends on a required server not
+   * connected: reads stdout until that answer, skipping the turn's other lines (their run fails).
+   * Without an answer (an error answer, the turn's result or the end of stdout first) `statuses`
+   * are returned as they are.
+   */
+  async #mcpErrors(answers: ControlAnswers, turn: StreamJsonTurn, statuses: readonly McpServerState[]): Promise<readonly McpServerState[]> {
+    const id = `adaptor_mcp_status_${randomUUID()}`;
+    const written = await this.proc
+      .writeJson({ type: "control_request", request_id: id, request: { subtype: "mcp_status" } })
+      .then(() => true)
+      .catch(() => false);
+    if (!written) return statuses;
+    for (;;) {
+      const text = await nextLine(this.#lines, undefined, turn);
+      if (text === undefined) return statuses;
+      const line = parseLine(text);
+      const message = line.kind === "json" ? (line.value as Record<string, unknown> | null) : null;
+      if (message?.type === "result") return statuses;
+      if (message?.type !== "control_response") continue;
+      const response = message.response as { request_id?: unknown; subtype?: unknown; response?: unknown } | undefined;
+      if (response?.request_id !== id) answers.settle(message);
+      else return response.subtype === "success" ? withMcpStatusAnswer(statuses, response.response) : statuses;
     }
   }
 

@@ -10,7 +10,15 @@ import {
   type PermissionDenial,
 } from "@adaptor/driver";
 import { DriverError, ErrCode } from "@adaptor/errors";
-import { descendantBaseline, forceKilledError, rawStreams, spawnCli, type CliProcess, type ExitInfo } from "@adaptor/driver/process";
+import {
+  checkStdioServerCommands,
+  descendantBaseline,
+  forceKilledError,
+  rawStreams,
+  spawnCli,
+  type CliProcess,
+  type ExitInfo,
+} from "@adaptor/driver/process";
 import {
   beforeNextLine,
   DEFAULT_IDLE_MS,
@@ -238,6 +246,9 @@ export class AppServerSession implements PooledProcess {
     const { config, request } = init;
     const cwd = request.cwd ?? config.cwd ?? process.cwd();
     let session: AppServerSession | undefined;
+    // A stdio server's missing command, which codex would report only as a closed connection; a
+    // required one's refuses the run here.
+    const commandProblems = await checkStdioServerCommands(request.mcpServers, codexEnv(config, request.env), cwd);
     const skills = await stageCodexSkills(request.skills);
     let proc: CliProcess;
     try {
@@ -259,7 +270,7 @@ export class AppServerSession implements PooledProcess {
     }
     // The staged skills live as long as the process (close() removes them too, and waits for it).
     if (skills) void proc.exited.then(() => skills.remove());
-    session = new AppServerSession(proc, init.signature, config, cwd, skills, request.mcpServers);
+    session = new AppServerSession(proc, init.signature, config, cwd, skills, request.mcpServers, commandProblems);
     sink.emit({ type: "process", kind: "spawn", pid: proc.pid });
     return session;
   }
@@ -271,11 +282,17 @@ export class AppServerSession implements PooledProcess {
     cwd: string,
     skills: StagedCodexSkills | undefined,
     mcpServers: readonly McpServerConfig[] | undefined,
+    commandProblems: ReadonlyMap<string, string>,
   ) {
     this.proc = proc;
     this.#skills = skills;
     this.#mcpServers = mcpServers;
-    this.#mcpStartup = mcpServers?.length ? new McpStartup(mcpServers.map((server) => server.name)) : undefined;
+    this.#mcpStartup = mcpServers?.length
+      ? new McpStartup(
+          mcpServers.map((server) => server.name),
+          commandProblems,
+        )
+      : undefined;
     this.signature = signature;
     this.#config = config;
     this.#cwd = cwd;

@@ -1,7 +1,7 @@
 import { MCP_CONNECT_OP, type ApprovalAsk, type McpServerConfig, type McpServerState } from "@adaptor/driver";
 import { mcpStatusOf, type ElicitationRequest, type ElicitationResult } from "@adaptor/driver/kit";
 import { DriverError, ErrCode } from "@adaptor/errors";
-import { isolateStdioServer, STDIO_SERVER_VAR } from "@adaptor/driver/process";
+import { isolateStdioServer, STDIO_SERVER_VAR, withStdioCommandProblems } from "@adaptor/driver/process";
 import type { ServerRequest } from "../protocol/generated/ServerRequest.js";
 
 /** The server request codex 0.171.0 sends to ask before an MCP tool call (approval policy other than `never`). */
@@ -160,11 +160,18 @@ const SETTLED: readonly string[] = ["ready", "failed", "cancelled"];
  */
 export class McpStartup {
   readonly #names: readonly string[];
+  readonly #problems: ReadonlyMap<string, string> | undefined;
   readonly #states = new Map<string, { readonly status: string; readonly error: string | null }>();
   #changed: (() => void) | undefined;
 
-  constructor(names: readonly string[]) {
+  /**
+   * @param names - the servers' names.
+   * @param problems - why stdio servers will not start, by name, found before launch
+   * (`checkStdioServerCommands`): such a server's `error` once it is not connected, in place of codex's.
+   */
+  constructor(names: readonly string[], problems?: ReadonlyMap<string, string>) {
     this.#names = names;
+    this.#problems = problems;
   }
 
   /** Forgets the states: a thread is being opened, whose servers start again. */
@@ -184,14 +191,16 @@ export class McpStartup {
   /**
    * Each server's last reported state, in the `mcp.status` vocabulary ({@link mcpStatusOf}: `ready`
    * reads `connected`, `starting` `pending`, `cancelled` `failed`) with codex's own word as
-   * `cliStatus` and its `error`; `unknown` (no `cliStatus`) for one codex has not reported yet.
+   * `cliStatus` and its `error` (for a server not connected whose command was missing at launch:
+   * `command not found: <command>`); `unknown` (no `cliStatus`) for one codex has not reported yet.
    */
   statuses(): McpServerState[] {
-    return this.#names.map((name) => {
+    const statuses = this.#names.map((name): McpServerState => {
       const state = this.#states.get(name);
       if (!state) return { name, status: "unknown" };
       return { name, status: mcpStatusOf(state.status), cliStatus: state.status, ...(state.error ? { error: state.error } : {}) };
     });
+    return withStdioCommandProblems(statuses, this.#problems);
   }
 
   /**

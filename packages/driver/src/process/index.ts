@@ -18,6 +18,7 @@ export {
 } from "./child-env.js";
 export { isolateStdioServer, type StdioServerLaunch } from "./stdio-server-env.js";
 export { launchSecrets } from "./launch-secrets.js";
+export { checkStdioServerCommands, withStdioCommandProblems } from "./stdio-server-command.js";
 export { STDIO_SERVER_VAR, descendantBaseline, endTurnLeftovers, type TurnLeftoverOptions } from "./turn-leftovers.js";
 export { processEnvHas, processEnvEntry, processHandingOver, type EnvEntryState } from "./descendants.js";
 export { WarmPool, type WarmProcess } from "./warm-pool.js";
