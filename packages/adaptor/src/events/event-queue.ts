@@ -26,6 +26,13 @@ const SETTLED = Promise.resolve();
 /** Consumed slots at the head of the buffer that trigger compaction (amortised O(1) take). */
 const COMPACT_AT = 1024;
 
+/**
+ * Slots a drained buffer keeps for the next events (see {@link EventQueue.take}): a host reading in
+ * step with the driver finds one event at a time, which then needs no new backing array; a longer
+ * backlog's array is let go once drained.
+ */
+const KEEP_SLOTS = 64;
+
 function isDroppable(event: EventPayload): boolean {
   switch (event.type) {
     case "text-delta":
@@ -65,8 +72,10 @@ export class EventQueue {
   readonly #maxBacklog: number;
   readonly #onOverflow: ((limit: number) => void) | undefined;
   #overflowed = false;
-  #buffer: AgentEvent[] = [];
+  /** Events waiting in `[#head, #tail)`; the slots before `#head` are cleared, those from `#tail` on unused. */
+  #buffer: (AgentEvent | undefined)[] = [];
   #head = 0;
+  #tail = 0;
   #sequence = 0;
   #closed = false;
   #waiting: Promise<void> | undefined;
@@ -83,6 +92,8 @@ export class EventQueue {
   /** The last clock reading (epoch ms) and the events stamped with it since. */
   #clockMs = 0;
   #clockUses = CLOCK_REUSE;
+  /** The host took an event since the last push (see `#now`). */
+  #hostTook = false;
 
   /**
    * @param capacity - events held before droppable ones are dropped (`eventBuffer`).
@@ -100,13 +111,13 @@ export class EventQueue {
 
   /** Events buffered and not yet taken. */
   get size(): number {
-    return this.#buffer.length - this.#head;
+    return this.#tail - this.#head;
   }
 
   /** Stamps and buffers `event`; ignored after {@link close}. */
   push(event: EventPayload): void {
     if (this.#closed) return;
-    const waiting = this.#buffer.length - this.#head;
+    const waiting = this.#tail - this.#head;
     if (this.#overflowed ? event.type !== "run-finished" : waiting >= this.#capacity && (isDroppable(event) || this.#overflow(waiting))) {
       const sequence = ++this.#sequence;
       const gap = (this.#gap ??= { count: 0, byType: {}, first: sequence, last: sequence });
@@ -116,7 +127,7 @@ export class EventQueue {
       return;
     }
     if (this.#gap) this.#flushGap();
-    this.#buffer.push(this.#stamp(event, ++this.#sequence));
+    this.#append(this.#stamp(event, ++this.#sequence));
     if (this.#wake) this.#signal();
   }
 
@@ -129,7 +140,7 @@ export class EventQueue {
    * as with any host that falls behind), so a host that never reads never holds a driver up.
    */
   ready(): Promise<void> | undefined {
-    if (this.#closed || this.#hostIdle || this.#buffer.length - this.#head < this.#readyBelow) return undefined;
+    if (this.#closed || this.#hostIdle || this.#tail - this.#head < this.#readyBelow) return undefined;
     if (this.#readyPromise === undefined) {
       this.#readyPromise = new Promise<void>((resolve) => {
         this.#resolveReady = resolve;
@@ -155,20 +166,26 @@ export class EventQueue {
   /** The next buffered event, or undefined when none waits (see {@link closed}). */
   take(): AgentEvent | undefined {
     const buffer = this.#buffer;
-    if (this.#head >= buffer.length) return undefined;
-    const event = buffer[this.#head] as AgentEvent;
-    buffer[this.#head] = undefined as unknown as AgentEvent; // let it be collected
-    this.#head++;
+    const head = this.#head;
+    const tail = this.#tail;
+    if (head >= tail) return undefined;
+    const event = buffer[head]!;
+    buffer[head] = undefined; // let it be collected
     this.#hostIdle = false;
+    this.#hostTook = true;
     this.#clockUses = CLOCK_REUSE; // the host ran: the next event reads the clock
-    if (this.#head === buffer.length) {
-      buffer.length = 0;
-      this.#head = 0;
+    if (head + 1 === tail) {
+      // Drained: the next event goes to the first slot. A small array is kept for it (setting its
+      // length to 0 would drop its backing store, and each event of a host reading in step would
+      // then allocate a new one); a long backlog's is let go.
+      if (buffer.length > KEEP_SLOTS) this.#buffer = [];
+      this.#head = this.#tail = 0;
       if (this.#resolveReady) this.#endReady();
-    } else if (this.#head >= COMPACT_AT && this.#head * 2 >= buffer.length) {
-      this.#buffer = buffer.slice(this.#head);
+    } else if (head + 1 >= COMPACT_AT && (head + 1) * 2 >= tail) {
+      this.#buffer = buffer.slice(head + 1, tail);
       this.#head = 0;
-    }
+      this.#tail = tail - head - 1;
+    } else this.#head = head + 1;
     return event;
   }
 
@@ -220,7 +237,15 @@ export class EventQueue {
       firstSequence: gap.first,
       lastSequence: gap.last,
     };
-    this.#buffer.push(this.#stamp(dropped, ++this.#sequence));
+    this.#append(this.#stamp(dropped, ++this.#sequence));
+  }
+
+  /** Puts `event` at the buffer's tail, in a slot a drained buffer kept when there is one. */
+  #append(event: AgentEvent): void {
+    const tail = this.#tail;
+    if (tail < this.#buffer.length) this.#buffer[tail] = event;
+    else this.#buffer.push(event);
+    this.#tail = tail + 1;
   }
 
   /**
@@ -229,16 +254,23 @@ export class EventQueue {
    * reading, at most {@link CLOCK_REUSE} of them: they are emitted within the same few
    * microseconds, and a clock reading costs as much as the rest of the stamp. The reading expires
    * at the next microtask, so events pushed later (a slow CLI, a host that does not read) each get
-   * their own time.
+   * their own time. The first event pushed after a take reads the clock for itself alone, with no
+   * expiry queued: a host reading in step with the driver takes every event before the next one
+   * comes, and an expiry per event would cost more than the readings it saves.
    */
   #now(): number {
-    if (this.#clockUses >= CLOCK_REUSE) {
-      this.#clockMs = Date.now();
-      this.#clockUses = 0;
+    if (this.#clockUses < CLOCK_REUSE) {
+      this.#clockUses++;
+      return this.#clockMs;
+    }
+    const now = Date.now();
+    this.#clockMs = now;
+    if (this.#hostTook) this.#hostTook = false;
+    else {
+      this.#clockUses = 1;
       void SETTLED.then(this.#expireClock);
     }
-    this.#clockUses++;
-    return this.#clockMs;
+    return now;
   }
 
   readonly #expireClock = (): void => {
