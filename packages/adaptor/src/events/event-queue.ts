@@ -26,13 +26,6 @@ const SETTLED = Promise.resolve();
 /** Consumed slots at the head of the buffer that trigger compaction (amortised O(1) take). */
 const COMPACT_AT = 1024;
 
-/**
- * Slots a drained buffer keeps for the next events (see {@link EventQueue.take}): a host reading in
- * step with the driver finds one event at a time, which then needs no new backing array; a longer
- * backlog's array is let go once drained.
- */
-const KEEP_SLOTS = 64;
-
 function isDroppable(event: EventPayload): boolean {
   switch (event.type) {
     case "text-delta":
@@ -72,10 +65,8 @@ export class EventQueue {
   readonly #maxBacklog: number;
   readonly #onOverflow: ((limit: number) => void) | undefined;
   #overflowed = false;
-  /** Events waiting in `[#head, #tail)`; the slots before `#head` are cleared, those from `#tail` on unused. */
-  #buffer: (AgentEvent | undefined)[] = [];
+  #buffer: AgentEvent[] = [];
   #head = 0;
-  #tail = 0;
   #sequence = 0;
   #closed = false;
   #waiting: Promise<void> | undefined;
@@ -111,13 +102,13 @@ export class EventQueue {
 
   /** Events buffered and not yet taken. */
   get size(): number {
-    return this.#tail - this.#head;
+    return this.#buffer.length - this.#head;
   }
 
   /** Stamps and buffers `event`; ignored after {@link close}. */
   push(event: EventPayload): void {
     if (this.#closed) return;
-    const waiting = this.#tail - this.#head;
+    const waiting = this.#buffer.length - this.#head;
     if (this.#overflowed ? event.type !== "run-finished" : waiting >= this.#capacity && (isDroppable(event) || this.#overflow(waiting))) {
       const sequence = ++this.#sequence;
       const gap = (this.#gap ??= { count: 0, byType: {}, first: sequence, last: sequence });
@@ -127,7 +118,7 @@ export class EventQueue {
       return;
     }
     if (this.#gap) this.#flushGap();
-    this.#append(this.#stamp(event, ++this.#sequence));
+    this.#buffer.push(this.#stamp(event, ++this.#sequence));
     if (this.#wake) this.#signal();
   }
 
@@ -140,7 +131,7 @@ export class EventQueue {
    * as with any host that falls behind), so a host that never reads never holds a driver up.
    */
   ready(): Promise<void> | undefined {
-    if (this.#closed || this.#hostIdle || this.#tail - this.#head < this.#readyBelow) return undefined;
+    if (this.#closed || this.#hostIdle || this.#buffer.length - this.#head < this.#readyBelow) return undefined;
     if (this.#readyPromise === undefined) {
       this.#readyPromise = new Promise<void>((resolve) => {
         this.#resolveReady = resolve;
@@ -166,26 +157,21 @@ export class EventQueue {
   /** The next buffered event, or undefined when none waits (see {@link closed}). */
   take(): AgentEvent | undefined {
     const buffer = this.#buffer;
-    const head = this.#head;
-    const tail = this.#tail;
-    if (head >= tail) return undefined;
-    const event = buffer[head]!;
-    buffer[head] = undefined; // let it be collected
+    if (this.#head >= buffer.length) return undefined;
+    const event = buffer[this.#head] as AgentEvent;
+    buffer[this.#head] = undefined as unknown as AgentEvent; // let it be collected
+    this.#head++;
     this.#hostIdle = false;
     this.#hostTook = true;
     this.#clockUses = CLOCK_REUSE; // the host ran: the next event reads the clock
-    if (head + 1 === tail) {
-      // Drained: the next event goes to the first slot. A small array is kept for it (setting its
-      // length to 0 would drop its backing store, and each event of a host reading in step would
-      // then allocate a new one); a long backlog's is let go.
-      if (buffer.length > KEEP_SLOTS) this.#buffer = [];
-      this.#head = this.#tail = 0;
-      if (this.#resolveReady) this.#endReady();
-    } else if (head + 1 >= COMPACT_AT && (head + 1) * 2 >= tail) {
-      this.#buffer = buffer.slice(head + 1, tail);
+    if (this.#head === buffer.length) {
+      buffer.length = 0;
       this.#head = 0;
-      this.#tail = tail - head - 1;
-    } else this.#head = head + 1;
+      if (this.#resolveReady) this.#endReady();
+    } else if (this.#head >= COMPACT_AT && this.#head * 2 >= buffer.length) {
+      this.#buffer = buffer.slice(this.#head);
+      this.#head = 0;
+    }
     return event;
   }
 
@@ -237,15 +223,7 @@ export class EventQueue {
       firstSequence: gap.first,
       lastSequence: gap.last,
     };
-    this.#append(this.#stamp(dropped, ++this.#sequence));
-  }
-
-  /** Puts `event` at the buffer's tail, in a slot a drained buffer kept when there is one. */
-  #append(event: AgentEvent): void {
-    const tail = this.#tail;
-    if (tail < this.#buffer.length) this.#buffer[tail] = event;
-    else this.#buffer.push(event);
-    this.#tail = tail + 1;
+    this.#buffer.push(this.#stamp(dropped, ++this.#sequence));
   }
 
   /**
@@ -256,7 +234,7 @@ export class EventQueue {
    * at the next microtask, so events pushed later (a slow CLI, a host that does not read) each get
    * their own time. The first event pushed after a take reads the clock for itself alone, with no
    * expiry queued: a host reading in step with the driver takes every event before the next one
-   * comes, and an expiry per event would cost more than the readings it saves.
+   * comes, and an expiry queued per event (a promise and its reaction each) would save no reading.
    */
   #now(): number {
     if (this.#clockUses < CLOCK_REUSE) {
