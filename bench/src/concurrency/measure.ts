@@ -3,8 +3,9 @@
 // the moment every run asked for approval, then after the runs and once V8 shrank its young
 // generation. Run with --expose-gc.
 import { readFileSync, writeFileSync } from "node:fs";
+import type { HeapProfiler } from "node:inspector";
 import { Session } from "node:inspector/promises";
-import { PerformanceObserver, constants as perfConstants } from "node:perf_hooks";
+import { PerformanceObserver, constants as perfConstants, type PerformanceEntry } from "node:perf_hooks";
 import { getHeapSpaceStatistics, writeHeapSnapshot } from "node:v8";
 
 const gc = (globalThis as { gc?: () => void }).gc;
@@ -100,11 +101,16 @@ async function startHeapProfile(): Promise<() => Promise<void>> {
   if (!HEAP_PROFILE) return async () => undefined;
   const session = new Session();
   session.connect();
-  await session.post("HeapProfiler.startSampling", {
+  // Two flags of the protocol that Node 20's types do not list.
+  const params: HeapProfiler.StartSamplingParameterType & {
+    includeObjectsCollectedByMajorGC: boolean;
+    includeObjectsCollectedByMinorGC: boolean;
+  } = {
     samplingInterval: HEAP_PROFILE_INTERVAL,
     includeObjectsCollectedByMajorGC: true,
     includeObjectsCollectedByMinorGC: true,
-  } as Parameters<typeof session.post<"HeapProfiler.startSampling">>[1]);
+  };
+  await session.post("HeapProfiler.startSampling", params);
   return async () => {
     const { profile } = await session.post("HeapProfiler.stopSampling");
     writeFileSync(HEAP_PROFILE, JSON.stringify(profile));
@@ -131,7 +137,7 @@ function countGcs(): () => Promise<GcCounts> {
   const counts = { minor: 0, major: 0, incremental: 0, weak: 0, ms: 0 };
   const observer = new PerformanceObserver((list) => {
     for (const entry of list.getEntries()) {
-      const kind = (entry.detail as { kind?: number } | undefined)?.kind;
+      const kind = (entry as PerformanceEntry & { detail?: { kind?: number } }).detail?.kind;
       counts.ms += entry.duration;
       if (kind === perfConstants.NODE_PERFORMANCE_GC_MINOR) counts.minor++;
       else if (kind === perfConstants.NODE_PERFORMANCE_GC_MAJOR) counts.major++;
