@@ -3,6 +3,9 @@
 // the moment every run asked for approval, then after the runs and once V8 shrank its young
 // generation. Run with --expose-gc.
 import { readFileSync, writeFileSync } from "node:fs";
+import type { HeapProfiler } from "node:inspector";
+import { Session } from "node:inspector/promises";
+import { PerformanceObserver, constants as perfConstants, type PerformanceEntry } from "node:perf_hooks";
 import { getHeapSpaceStatistics, writeHeapSnapshot } from "node:v8";
 
 const gc = (globalThis as { gc?: () => void }).gc;
@@ -83,6 +86,73 @@ const HEAP_SNAPSHOT_DIR = process.env.HEAP_SNAPSHOT_DIR;
  */
 const SMAPS_DIR = process.env.SMAPS_DIR;
 
+/**
+ * File for a sampling allocation profile of the runs' window (env HEAP_PROFILE, unset by default):
+ * when set, V8's sampling heap profiler runs from the runs' start until every run ended, counting
+ * the objects collected meanwhile too (the garbage the runs made, not only what they held), and
+ * writes a `.heapprofile` (Chrome DevTools' format) there. A probe: sampling costs CPU, so never in
+ * the figures. Env HEAP_PROFILE_INTERVAL: the mean bytes between samples (default 4096).
+ */
+const HEAP_PROFILE = process.env.HEAP_PROFILE;
+const HEAP_PROFILE_INTERVAL = Number(process.env.HEAP_PROFILE_INTERVAL ?? 4096);
+
+/** Starts the sampling heap profiler when {@link HEAP_PROFILE} is set; resolves a function that stops it and writes the profile. */
+async function startHeapProfile(): Promise<() => Promise<void>> {
+  if (!HEAP_PROFILE) return async () => undefined;
+  const session = new Session();
+  session.connect();
+  // Two flags of the protocol that Node 20's types do not list.
+  const params: HeapProfiler.StartSamplingParameterType & {
+    includeObjectsCollectedByMajorGC: boolean;
+    includeObjectsCollectedByMinorGC: boolean;
+  } = {
+    samplingInterval: HEAP_PROFILE_INTERVAL,
+    includeObjectsCollectedByMajorGC: true,
+    includeObjectsCollectedByMinorGC: true,
+  };
+  await session.post("HeapProfiler.startSampling", params);
+  return async () => {
+    const { profile } = await session.post("HeapProfiler.stopSampling");
+    writeFileSync(HEAP_PROFILE, JSON.stringify(profile));
+    session.disconnect();
+  };
+}
+
+/** Garbage collections by kind while observed, with their total pause, ms (from `perf_hooks`' `gc` entries). */
+export interface GcCounts {
+  /** Young-generation collections (scavenges). */
+  readonly minor: number;
+  /** Full mark-compacts. */
+  readonly major: number;
+  /** Incremental marking steps. */
+  readonly incremental: number;
+  /** Weak callback processing. */
+  readonly weak: number;
+  /** Sum of the entries' durations, ms (main-thread pauses; helper threads' work is not in it). */
+  readonly ms: number;
+}
+
+/** Counts GCs from now until the returned function is called, which resolves the counts (after the entries queued so far are delivered). */
+function countGcs(): () => Promise<GcCounts> {
+  const counts = { minor: 0, major: 0, incremental: 0, weak: 0, ms: 0 };
+  const observer = new PerformanceObserver((list) => {
+    for (const entry of list.getEntries()) {
+      const kind = (entry as PerformanceEntry & { detail?: { kind?: number } }).detail?.kind;
+      counts.ms += entry.duration;
+      if (kind === perfConstants.NODE_PERFORMANCE_GC_MINOR) counts.minor++;
+      else if (kind === perfConstants.NODE_PERFORMANCE_GC_MAJOR) counts.major++;
+      else if (kind === perfConstants.NODE_PERFORMANCE_GC_INCREMENTAL) counts.incremental++;
+      else if (kind === perfConstants.NODE_PERFORMANCE_GC_WEAKCB) counts.weak++;
+    }
+  });
+  observer.observe({ entryTypes: ["gc"] });
+  return async () => {
+    await new Promise((resolve) => setImmediate(resolve));
+    observer.disconnect();
+    return { ...counts };
+  };
+}
+
 /** RSS after three GCs, each followed by a turn of the event loop. */
 export async function settledRss(): Promise<number> {
   for (let i = 0; i < 3; i++) {
@@ -156,6 +226,8 @@ export async function measureConcurrentRuns(runOne: RunOne, close: () => Promise
   let asked = 0;
   let releaseAll: () => void = () => undefined;
   const allAsked = new Promise<void>((resolve) => (releaseAll = resolve));
+  const stopHeapProfile = await startHeapProfile();
+  const gcs = countGcs();
   const started = performance.now();
   const cpuBefore = process.cpuUsage();
   const mainBefore = mainThreadCpuUs();
@@ -183,6 +255,8 @@ export async function measureConcurrentRuns(runOne: RunOne, close: () => Promise
   const cpu = process.cpuUsage(cpuBefore);
   const mainAfter = mainThreadCpuUs();
   const elapsedMs = performance.now() - started;
+  const gcCounts = await gcs();
+  await stopHeapProfile();
   clearInterval(sampler);
   peak = Math.max(peak, rss());
   await close();
@@ -223,6 +297,8 @@ export async function measureConcurrentRuns(runOne: RunOne, close: () => Promise
       newSpaceAfterIdle: newSpaceBytes(),
       idleWaitMs: idle.waitedMs,
       elapsedMs,
+      /** Garbage collections from the start of the runs to their end, by kind. */
+      gcs: gcCounts,
       /** This process's user + system CPU from the start of the runs to their end, µs (the fake CLIs are other processes). */
       cpuUs: cpu.user + cpu.system,
       /** Of {@link cpuUs}, the main thread's (undefined where /proc has no schedstat); the rest ran on V8's and libuv's threads. */

@@ -92,6 +92,25 @@ describe("EventQueue", () => {
     expect(taken).toEqual(Array.from({ length: 5_000 }, (_, i) => [i, i]).flat());
   });
 
+  it("keeps order, sequence and size when it is drained and filled again, after backlogs shorter and longer than what a drained buffer keeps", () => {
+    const queue = new EventQueue({ runId: "r" }, 10_000);
+    const pushed: number[] = [];
+    const taken: { text: number; sequence: number }[] = [];
+    let n = 0;
+    for (const burst of [1, 3, 1, 200, 1, 1, 64, 65, 2, 1]) {
+      for (let i = 0; i < burst; i++) {
+        queue.push({ type: "text-delta", text: String(n) });
+        pushed.push(n++);
+      }
+      expect(queue.size).toBe(burst);
+      for (let event = queue.take(); event !== undefined; event = queue.take())
+        if (event.type === "text-delta") taken.push({ text: Number(event.text), sequence: event.meta.sequence });
+      expect(queue.size).toBe(0);
+    }
+    expect(taken.map((t) => t.text)).toEqual(pushed);
+    expect(taken.map((t) => t.sequence)).toEqual(pushed.map((i) => i + 1));
+  });
+
   describe("ready(): when a driver handing over many lines at once waits for the host", () => {
     const turnOfTheLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
     const settled = (promise: Promise<void>): { done: boolean } => {
@@ -179,6 +198,23 @@ describe("EventQueue", () => {
       queue.push({ type: "text-delta", text: "b" });
       expect(queue.take()!.meta.time.getTime()).toBe(1_005);
       expect(now).toHaveBeenCalledTimes(5);
+    });
+
+    it("in step with a host that takes each event, every event reads the clock for itself; a second push before a take reads anew, then shares", () => {
+      const queue = new EventQueue({ runId: "r" }, 1000);
+      const now = vi.spyOn(Date, "now");
+      let clock = 1_000;
+      now.mockImplementation(() => ++clock);
+      const times: number[] = [];
+      for (let i = 0; i < 5; i++) {
+        queue.push({ type: "text-delta", text: String(i) });
+        times.push(queue.take()!.meta.time.getTime());
+      }
+      expect(times).toEqual([1_001, 1_002, 1_003, 1_004, 1_005]);
+      // After a take: the first push's reading is its own, the next pushes share a new one.
+      for (let i = 0; i < 4; i++) queue.push({ type: "text-delta", text: String(i) });
+      expect([0, 1, 2, 3].map(() => queue.take()!.meta.time.getTime())).toEqual([1_006, 1_007, 1_007, 1_007]);
+      expect(now).toHaveBeenCalledTimes(7);
     });
 
     it("events pushed in separate turns of the event loop, none taken, each read the clock: a slow CLI's events keep their own times", async () => {

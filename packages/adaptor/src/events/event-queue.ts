@@ -83,6 +83,8 @@ export class EventQueue {
   /** The last clock reading (epoch ms) and the events stamped with it since. */
   #clockMs = 0;
   #clockUses = CLOCK_REUSE;
+  /** The host took an event since the last push (see `#now`). */
+  #hostTook = false;
 
   /**
    * @param capacity - events held before droppable ones are dropped (`eventBuffer`).
@@ -160,6 +162,7 @@ export class EventQueue {
     buffer[this.#head] = undefined as unknown as AgentEvent; // let it be collected
     this.#head++;
     this.#hostIdle = false;
+    this.#hostTook = true;
     this.#clockUses = CLOCK_REUSE; // the host ran: the next event reads the clock
     if (this.#head === buffer.length) {
       buffer.length = 0;
@@ -229,16 +232,23 @@ export class EventQueue {
    * reading, at most {@link CLOCK_REUSE} of them: they are emitted within the same few
    * microseconds, and a clock reading costs as much as the rest of the stamp. The reading expires
    * at the next microtask, so events pushed later (a slow CLI, a host that does not read) each get
-   * their own time.
+   * their own time. The first event pushed after a take reads the clock for itself alone, with no
+   * expiry queued: a host reading in step with the driver takes every event before the next one
+   * comes, and an expiry queued per event (a promise and its reaction each) would save no reading.
    */
   #now(): number {
-    if (this.#clockUses >= CLOCK_REUSE) {
-      this.#clockMs = Date.now();
-      this.#clockUses = 0;
+    if (this.#clockUses < CLOCK_REUSE) {
+      this.#clockUses++;
+      return this.#clockMs;
+    }
+    const now = Date.now();
+    this.#clockMs = now;
+    if (this.#hostTook) this.#hostTook = false;
+    else {
+      this.#clockUses = 1;
       void SETTLED.then(this.#expireClock);
     }
-    this.#clockUses++;
-    return this.#clockMs;
+    return now;
   }
 
   readonly #expireClock = (): void => {

@@ -46,6 +46,16 @@ describe("StdoutLines", () => {
     expect(await reachable(ref)).toBe(false);
   });
 
+  it("clears each line it hands over from the batch, so a taken line (a slice of its stdout) is not kept while the rest is read", async () => {
+    const batch = ["a", "b", "c"];
+    const lines = new StdoutLines(processWith([batch]));
+    expect(await lines.fill()).toBe(true);
+    expect([lines.take(), lines.take()]).toEqual(["a", "b"]);
+    expect(batch).toEqual([undefined, undefined, "c"]);
+    lines.unread(["b"]);
+    expect([lines.take(), lines.take(), lines.take()]).toEqual(["b", "c", undefined]);
+  });
+
   it("keeps a batch with lines still to take", async () => {
     const { lines, ref } = linesOverOneBatch(["a", "b"]);
     expect(await lines.fill()).toBe(true);

@@ -12,7 +12,8 @@ const NO_LINES: readonly string[] = [];
  */
 export class StdoutLines {
   readonly #batches: AsyncIterator<readonly string[]>;
-  #batch: readonly string[] = NO_LINES;
+  /** The batch at hand, its taken lines cleared (the batch is this reader's: `textBatches()` hands each over once). */
+  #batch: readonly (string | undefined)[] = NO_LINES;
   #index = 0;
 
   constructor(proc: CliProcess) {
@@ -20,20 +21,24 @@ export class StdoutLines {
   }
 
   /**
-   * The next line of the batch at hand (its text, unparsed), or undefined when it is used up. The
-   * batch is let go with its last line: a line is a slice of the decoded stdout it came in, so a
-   * used-up batch held while the turn waits (for an approval, for the CLI) would keep that whole
-   * output alive.
+   * The next line of the batch at hand (its text, unparsed), or undefined when it is used up. A
+   * taken line is cleared from the batch, and the batch is let go with its last line: a line is a
+   * slice of the decoded stdout it came in, so lines held after they were taken would keep that
+   * output alive (while the batch is read, and while the turn waits for an approval or the CLI).
    */
   take(): string | undefined {
     const batch = this.#batch;
     const index = this.#index;
     if (index >= batch.length) return undefined;
+    const line = batch[index];
     if (index + 1 === batch.length) {
       this.#batch = NO_LINES;
       this.#index = 0;
-    } else this.#index = index + 1;
-    return batch[index];
+    } else {
+      (batch as (string | undefined)[])[index] = undefined;
+      this.#index = index + 1;
+    }
+    return line;
   }
 
   /**

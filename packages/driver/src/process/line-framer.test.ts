@@ -9,6 +9,33 @@ function reference(text: string): string[] {
 }
 
 describe("LineFramer", () => {
+  it("frames chunks of many kilobytes as the plain definition does: lines across the pieces it decodes, lines longer than a piece, CRLF and blank lines", () => {
+    let seed = 11;
+    const random = (n: number) => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) % n;
+    const kinds = [
+      () => `{"type":"stream_event","text":"token${random(100)} é😀"}`,
+      () => `{"long":"${"x".repeat(9_000 + random(30_000))}"}`,
+      () => `{"n":${random(1000)}}\r`,
+      () => "",
+      () => `plain ${random(10)}`,
+    ];
+    for (let run = 0; run < 12; run++) {
+      const only = run % 3 === 0 ? 1 : run % 3 === 1 ? 2 : kinds.length;
+      const lines = Array.from({ length: 200 + random(3_000) }, () => kinds[random(only)]!());
+      const text = `${lines.join("\n")}\n`;
+      const bytes = Buffer.from(text);
+      const framer = new LineFramer(1 << 20);
+      const framed: string[] = [];
+      for (let at = 0; at < bytes.length;) {
+        const size = 16_384 + random(120_000);
+        framed.push(...framer.push(bytes.subarray(at, at + size)));
+        at += size;
+      }
+      framed.push(...framer.end());
+      expect(framed, `run ${run}`).toEqual(reference(text));
+    }
+  });
+
   it("frames any mix of chunks and lines as the plain definition does: JSON lines only, CRLF, blank and other lines", () => {
     let seed = 5;
     const random = (n: number) => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) % n;

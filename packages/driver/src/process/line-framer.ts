@@ -6,6 +6,13 @@ const LF = 0x0a;
 const CR = 0x0d;
 const OPEN_BRACE = 0x7b;
 const BLANK = /^\s*$/;
+/**
+ * The most bytes of complete lines decoded into one string (see {@link LineFramer.push}). Lines
+ * are slices of the string they were decoded in, which lives until the last of them is let go:
+ * a consumer taking a chunk's lines one at a time frees a piece this long as soon as it is past
+ * it, rather than the whole chunk (up to 64 KiB) only at its end.
+ */
+const REGION_BYTES = 8 * 1024;
 
 /** Parses a framed line; must return what `JSON.parse` returns and throw where it throws. */
 export type LineParser = (text: string) => unknown;
@@ -67,13 +74,19 @@ export class LineFramer {
         // no line among them can exceed it: decode them with one call (LF never occurs inside a
         // multi-byte UTF-8 sequence) and split the string. Otherwise check line by line.
         if (last - first - 1 <= this.#maxLineBytes) {
-          const region = bytes.toString("utf8", first + 1, last);
-          const lines: (string | OutputLine)[] | undefined = parse === undefined ? splitRegion(region) : undefined;
-          if (lines === undefined) completeRegion(region, out, parse);
-          else if (out.length === 0) out = lines;
-          else {
-            lines.unshift(out[0]!);
-            out = lines;
+          // In pieces of about REGION_BYTES, each cut at a LF (a line longer than that is a piece of its own).
+          for (let from = first + 1; from <= last;) {
+            let to = last;
+            if (last - from > REGION_BYTES) {
+              to = bytes.lastIndexOf(LF, from + REGION_BYTES);
+              if (to < from) to = bytes.indexOf(LF, from + REGION_BYTES);
+            }
+            const region = bytes.toString("utf8", from, to);
+            const lines: (string | OutputLine)[] | undefined = parse === undefined ? splitRegion(region) : undefined;
+            if (lines === undefined) completeRegion(region, out, parse);
+            else if (out.length === 0) out = lines;
+            else for (const line of lines) out.push(line);
+            from = to + 1;
           }
         } else {
           let start = first + 1;

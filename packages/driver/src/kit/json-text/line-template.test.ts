@@ -60,6 +60,27 @@ describe("LineTemplate", () => {
     expect(first.values).toEqual(["again", "i3"]);
   });
 
+  it("finds each slot's value after an unkept one and after a text ending in escaped quotes and backslashes, as JSON.parse reads them", () => {
+    const UUID = "\u2060u\u2060";
+    const seed = { uuid: "u-0", text: "seed", id: "a", n: 1 };
+    const line = JSON.stringify(seed);
+    const shape = LineTemplate.learn(line, JSON.parse(line), { ...seed, uuid: UUID, text: TEXT, id: ID }, [
+      { marker: UUID, escapable: false, keep: false },
+      ...SLOTS,
+    ])!;
+    for (const text of ['say "hi"', "ends with \\", '\\"', '"', "", '","id":"not-the-id']) {
+      for (const [uuid, id] of [
+        ["", ""],
+        ["uuid-" + "9".repeat(40), "id-1"],
+      ] as const) {
+        const next = JSON.stringify({ uuid, text, id, n: 1 });
+        expect(shape.match(next), next).toBe(true);
+        const parsed = JSON.parse(next) as typeof seed;
+        expect(shape.values, next).toEqual(["", parsed.text, parsed.id]); // the unkept uuid reads as ""
+      }
+    }
+  });
+
   it("compares the constant parts character for character, whatever characters they hold", () => {
     const constant = "a.b(c)$^|[x]{2}*+?/\\ \u00e9\u2028";
     const seed = { text: "seed", id: "a", n: constant };

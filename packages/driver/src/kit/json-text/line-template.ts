@@ -1,4 +1,4 @@
-import { escapeForPattern, JSON_STRING_BODY, PLAIN_STRING_BODY } from "./json-string-scan.js";
+import { closingQuote, escapeForPattern, JSON_STRING_BODY, PLAIN_STRING_BODY } from "./json-string-scan.js";
 import { SHORT_SLICE } from "./own-string.js";
 
 /**
@@ -21,6 +21,14 @@ export class LineTemplate {
   readonly #own: readonly boolean[];
   /** Per capture group: its slot's index in {@link values}. */
   readonly #order: readonly number[];
+  /** Per slot in line order, kept or not: whether it is a capture group. */
+  readonly #kept: readonly boolean[];
+  /**
+   * Per slot in line order: where its value starts, counted from the previous slot's closing quote
+   * (the first: from the line's start); then, last, the length of the constant text after the last
+   * slot's closing quote.
+   */
+  readonly #leads: readonly number[];
   /**
    * For a template with one slot only, kept: the lengths of the constant text before and after it.
    * Its value then lies at fixed distances from the line's ends, and {@link match} only tests the
@@ -35,6 +43,8 @@ export class LineTemplate {
     escapable: readonly boolean[],
     own: readonly boolean[],
     order: readonly number[],
+    kept: readonly boolean[],
+    leads: readonly number[],
     slots: number,
     single: { readonly head: number; readonly tail: number } | undefined,
   ) {
@@ -42,6 +52,8 @@ export class LineTemplate {
     this.#escapable = escapable;
     this.#own = own;
     this.#order = order;
+    this.#kept = kept;
+    this.#leads = leads;
     this.values = Array.from({ length: slots }, () => "");
     this.#single = single;
   }
@@ -74,20 +86,27 @@ export class LineTemplate {
       if (SHAPES.size >= MAX_SHAPES) SHAPES.delete(SHAPES.keys().next().value!);
       SHAPES.set(key, shape);
     }
-    return new LineTemplate(shape.pattern, shape.escapable, shape.own, shape.order, slots.length, shape.single);
+    return new LineTemplate(shape.pattern, shape.escapable, shape.own, shape.order, shape.kept, shape.leads, slots.length, shape.single);
   }
 
-  /** True when `line` has this shape; {@link values} then holds its slot values. */
+  /**
+   * True when `line` has this shape; {@link values} then holds its slot values. The pattern is only
+   * tested (no match array per line): once the line is known to have the shape, each slot's value
+   * ends at the first quote no backslash escapes, and the next starts a constant distance after it.
+   */
   match(line: string): boolean {
+    if (!this.#pattern.test(line)) return false;
     const single = this.#single;
-    if (single !== undefined) {
-      if (!this.#pattern.test(line)) return false;
-      return this.#keep(0, line.slice(single.head, line.length - single.tail));
+    if (single !== undefined) return this.#keep(0, line.slice(single.head, line.length - single.tail));
+    const kept = this.#kept;
+    const leads = this.#leads;
+    let start = leads[0]!;
+    let group = 0;
+    for (let slot = 0; slot < kept.length; slot++) {
+      const end = closingQuote(line, start);
+      if (kept[slot] && !this.#keep(group++, line.slice(start, end))) return false;
+      start = end + leads[slot + 1]!;
     }
-    const found = this.#pattern.exec(line);
-    if (found === null) return false;
-    const groups = this.#order.length;
-    for (let group = 0; group < groups; group++) if (!this.#keep(group, found[group + 1]!)) return false;
     return true;
   }
 
@@ -112,6 +131,8 @@ interface CompiledShape {
   readonly escapable: readonly boolean[];
   readonly own: readonly boolean[];
   readonly order: readonly number[];
+  readonly kept: readonly boolean[];
+  readonly leads: readonly number[];
   readonly single: { readonly head: number; readonly tail: number } | undefined;
 }
 
@@ -149,10 +170,14 @@ function compileShape(template: string, slots: Slots): CompiledShape | undefined
   const escapable: boolean[] = [];
   const own: boolean[] = [];
   const order: number[] = [];
+  const kept: boolean[] = [];
+  const leads: number[] = [];
   for (const cut of cuts) {
     source += escapeForPattern(template.slice(from, cut.at + 1));
+    leads.push(cut.at + 1 - from);
     from = cut.at + cut.length - 1;
     const slot = slots[cut.slot]!;
+    kept.push(slot.escapable || slot.keep !== false);
     if (slot.escapable) {
       source += `(${JSON_STRING_BODY})`;
     } else if (slot.keep !== false) {
@@ -166,6 +191,7 @@ function compileShape(template: string, slots: Slots): CompiledShape | undefined
     order.push(cut.slot);
   }
   source += `${escapeForPattern(template.slice(from))}$`;
+  leads.push(template.length - from);
   const single = cuts.length === 1 && order.length === 1 ? { head: cuts[0]!.at + 1, tail: template.length - from } : undefined;
-  return { pattern: new RegExp(source), escapable, own, order, single };
+  return { pattern: new RegExp(source), escapable, own, order, kept, leads, single };
 }
