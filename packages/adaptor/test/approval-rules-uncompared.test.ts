@@ -71,9 +71,9 @@ describe("approval rules on a call that carries no command", () => {
     expect(decisions).toEqual([{ outcome: "approve" }]);
   });
 
-  it("a path deny rule denies a shell call (it names no file the rule could be compared with)", async () => {
-    const { requests, decisions } = await run([titled("cat /w/secret/key")], {
-      approvals: { permission: "ask", rules: [{ pathPrefix: "/w/secret", outcome: "deny" }] },
+  it("a path deny rule denies a shell call of its tool (it names no file the rule could be compared with)", async () => {
+    const { requests, decisions } = await run([commandless()], {
+      approvals: { permission: "ask", rules: [{ toolName: "run_shell_command", pathPrefix: "/w/secret", outcome: "deny" }] },
     });
     expect(requests).toEqual([]);
     expect(decisions).toEqual([
@@ -125,7 +125,13 @@ describe("approval rules on every tool (no toolName)", () => {
     expect(decisions).toBeInstanceOf(InvalidPolicyError);
     expect(decisions).toMatchObject({
       field: "approvals.rules[0].toolName",
-      message: expect.stringContaining("may be left out only with a command, commandPrefix or pathPrefix"),
+      message: expect.stringContaining("may be left out only with a command or commandPrefix"),
     });
+  });
+
+  it("a path rule without toolName is InvalidPolicyError before launch (it would read every call naming no file as one in the working directory)", async () => {
+    const { decisions } = await run([], { approvals: { permission: "ask", rules: [{ pathPrefix: "/w/secret", outcome: "deny" }] } });
+    expect(decisions).toBeInstanceOf(InvalidPolicyError);
+    expect(decisions).toMatchObject({ field: "approvals.rules[0].toolName" });
   });
 });

@@ -6,9 +6,9 @@ import type { ApprovalDecision } from "@adaptor/driver";
 
 /**
  * Which later `permission` asks an answer applies to, decided by the SDK (never written to a CLI's
- * own settings): asks about the tool `toolName` (every tool when it is left out) and, when set, the
- * shell command or the files they name. A rule without `command`, `commandPrefix` or `pathPrefix`
- * matches every ask about the tool (and must name one). A condition the ask gives nothing to
+ * own settings): asks about the tool `toolName` (every shell call when it is left out, with a
+ * command condition) and, when set, the shell command or the files they name. A rule without
+ * `command`, `commandPrefix` or `pathPrefix` matches every ask about the tool. A condition the ask gives nothing to
  * compare with fails closed: a deny matches a call of its tool that carries no command (or names no
  * file), an allow does not (the call is asked). Each {@link ApprovalRequest} lists the rules that
  * fit it as `suggestions`.
@@ -16,11 +16,10 @@ import type { ApprovalDecision } from "@adaptor/driver";
 export interface ApprovalRule {
   /**
    * The tool, exactly as the ask names it (`request.toolName`), e.g. `"Bash"`, `"shell"`, `"Edit"`.
-   * May be left out when the rule has a `command`, `commandPrefix` or `pathPrefix`: the rule then
-   * applies to every tool (an ACP agent may name a tool by a title the model chose, such as
-   * `"execute_bash: rm -f x"`), a command condition to the calls that carry a command or are
-   * shell calls (an ACP `execute` kind, `Bash`, `shell`, `terminal/create`), a path condition to
-   * every call (see {@link pathPrefix}).
+   * May be left out when the rule has a `command` or `commandPrefix`: the rule then applies to
+   * every call that carries a command or is a shell call (an ACP `execute` kind, `Bash`, `shell`,
+   * `terminal/create`), whatever its tool's name (an ACP agent may name a tool by a title, such as
+   * `"execute_bash: rm -f x"`). A rule with only a `pathPrefix` must name its tool.
    */
   readonly toolName?: string;
   /**
@@ -494,9 +493,13 @@ export function ruleShapeError(value: unknown, field: string): { readonly field:
   if (typeof value !== "object" || value === null || Array.isArray(value))
     return refuse(field, "must be a rule object (one of request.suggestions, or { toolName, command | commandPrefix | pathPrefix })");
   const rule = value as Record<string, unknown>;
-  const conditioned = ["command", "commandPrefix", "pathPrefix"].some((name) => rule[name] !== undefined);
-  if (rule["toolName"] === undefined && !conditioned)
-    return refuse(`${field}.toolName`, "must be a non-empty string (it may be left out only with a command, commandPrefix or pathPrefix)");
+  if (rule["toolName"] === undefined && rule["command"] === undefined && rule["commandPrefix"] === undefined)
+    return refuse(
+      `${field}.toolName`,
+      rule["pathPrefix"] === undefined
+        ? "must be a non-empty string (it may be left out only with a command or commandPrefix)"
+        : "must be a non-empty string with pathPrefix (a path rule on every tool would read every call naming no file, such as a to-do list or a web fetch, as one in the working directory); it may be left out only with a command or commandPrefix",
+    );
   if (rule["toolName"] !== undefined && (typeof rule["toolName"] !== "string" || rule["toolName"] === ""))
     return refuse(`${field}.toolName`, "must be a non-empty string");
   for (const name of ["command", "commandPrefix", "pathPrefix"]) {
