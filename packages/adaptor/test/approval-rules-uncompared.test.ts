@@ -135,3 +135,17 @@ describe("approval rules on every tool (no toolName)", () => {
     expect(decisions).toMatchObject({ field: "approvals.rules[0].toolName" });
   });
 });
+
+describe("a deny rule on a tool an ACP agent names by a title starting with it", () => {
+  it("a deny on execute_bash matches the ask named `execute_bash: <command>`; an allow on it does not", async () => {
+    const denied = await run([titled("rm -f /w/keep.txt"), titled("ls")], {
+      approvals: { permission: "ask", rules: [{ toolName: "execute_bash", commandPrefix: "rm", outcome: "deny", reason: "no rm" }] },
+    });
+    expect(denied.requests.map((r) => r.toolName)).toEqual(["execute_bash: ls"]);
+    expect(denied.decisions).toEqual([{ outcome: "deny", reason: "no rm" }, { outcome: "approve" }]);
+    const allowed = await run([titled("ls")], {
+      approvals: { permission: "ask", rules: [{ toolName: "execute_bash", command: "ls", outcome: "approve" }] },
+    });
+    expect(allowed.requests.map((r) => r.toolName)).toEqual(["execute_bash: ls"]);
+  });
+});

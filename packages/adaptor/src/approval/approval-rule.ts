@@ -8,15 +8,16 @@ import type { ApprovalDecision } from "@adaptor/driver";
  * Which later `permission` asks an answer applies to, decided by the SDK (never written to a CLI's
  * own settings): asks about the tool `toolName` (every shell call when it is left out, with a
  * command condition) and, when set, the shell command or the files they name. A rule without
- * `command`, `commandPrefix` or `pathPrefix` matches every ask about the tool. A condition the ask gives nothing to
- * compare with fails closed: a deny matches a call of its tool that carries no command (or names no
+ * `command`, `commandPrefix` or `pathPrefix` matches every ask about the tool. A condition the ask
+ * gives nothing to compare with fails closed: a deny matches a call of its tool that carries no command (or names no
  * file), an allow does not (the call is asked). Each {@link ApprovalRequest} lists the rules that
  * fit it as `suggestions`.
  */
 export interface ApprovalRule {
   /**
-   * The tool, exactly as the ask names it (`request.toolName`), e.g. `"Bash"`, `"shell"`, `"Edit"`.
-   * May be left out when the rule has a `command` or `commandPrefix`: the rule then applies to
+   * The tool, exactly as the ask names it (`request.toolName`), e.g. `"Bash"`, `"shell"`, `"Edit"`;
+   * a deny also matches an ask whose name is a title starting with it and `": "` (an ACP agent
+   * that sends no tool name, only a title such as `"execute_bash: rm -f x"`). May be left out when the rule has a `command` or `commandPrefix`: the rule then applies to
    * every call that carries a command or is a shell call (an ACP `execute` kind, `Bash`, `shell`,
    * `terminal/create`), whatever its tool's name (an ACP agent may name a tool by a title, such as
    * `"execute_bash: rm -f x"`). A rule with only a `pathPrefix` must name its tool.
@@ -387,7 +388,8 @@ function insideReally(file: string, folder: string, realFolder: string): boolean
  * match a deny of `rm`).
  */
 export function ruleMatches(rule: ApprovalRule, subject: RuleSubject, realFolder?: string, files: "every" | "any" = "every"): boolean {
-  if (subject.kind !== "permission" || (rule.toolName !== undefined && subject.toolName !== rule.toolName)) return false;
+  if (subject.kind !== "permission" || (rule.toolName !== undefined && !namesTool(rule.toolName, subject.toolName, files === "any")))
+    return false;
   // A rule on every tool compares commands with the calls that run one (or are shell calls).
   if (rule.toolName === undefined && (rule.command !== undefined || rule.commandPrefix !== undefined) && !isShellCall(subject))
     return false;
@@ -426,6 +428,15 @@ export function ruleMatches(rule: ApprovalRule, subject: RuleSubject, realFolder
     } else if (!named.every((file) => insideReally(file, rule.pathPrefix!, folder))) return false;
   }
   return true;
+}
+
+/**
+ * Whether an ask about `asked` is about the tool `toolName`: the same name, or, for a deny
+ * (`conservatively`), a name that is a title starting `<toolName>: ` (an ACP agent that sends no
+ * tool name, such as Nanocoder's `execute_bash: rm -f x`).
+ */
+function namesTool(toolName: string, asked: string | undefined, conservatively: boolean): boolean {
+  return asked === toolName || (conservatively && asked !== undefined && asked.startsWith(`${toolName}: `));
 }
 
 /**
