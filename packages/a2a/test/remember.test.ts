@@ -40,7 +40,7 @@ describe("A2A: remember", () => {
     const first = asTask(await client.sendMessage(send([text("TOOL npm test")])));
     for (const answer of [
       { decision: "approve", remember: { toolName: "shell", command: "make" } },
-      { decision: "deny", remember: { command: "npm test" } },
+      { decision: "deny", remember: { scope: "run" } },
       { decision: "approve", remember: "always" },
     ]) {
       const wrong = asTask(await client.sendMessage(send([data(answer)], first.id)));

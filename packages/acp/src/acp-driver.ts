@@ -134,6 +134,11 @@ export interface AcpDriverOptions {
   /** The tool's name from a tool call. Default: ACP `name`, a `_meta` `toolName`, the title, the kind. */
   readonly toolName?: (call: ToolCallUpdate) => string;
   /**
+   * The call's input when an update carries no `rawInput`, taken another way (given the update and
+   * the tool's name), or undefined. Default: none.
+   */
+  readonly toolInput?: (call: ToolCallUpdate, toolName: string) => unknown;
+  /**
    * What to select in a session just opened when the run leaves it to the agent (no mode chosen by
    * the policy, no model), for an agent that would otherwise take it from a workspace the host does
    * not trust. Called with the session's `cwd` and the agent's environment. Default none.
@@ -218,6 +223,7 @@ export class AcpDriver implements Driver {
   readonly descriptor: DriverDescriptor;
   readonly #resolve: () => AcpConfig;
   readonly #toolName: (call: ToolCallUpdate) => string;
+  readonly #toolInput: ((call: ToolCallUpdate, toolName: string) => unknown) | undefined;
   readonly #inherited: AcpDriverOptions["inheritedSession"];
   readonly #emptyWhenUnset: readonly string[];
   readonly #allowAllEnv: readonly string[];
@@ -243,6 +249,7 @@ export class AcpDriver implements Driver {
     this.descriptor = deepFreeze({ type, displayName, capabilities: capabilitiesOf(partial) });
     this.#resolve = options.resolve ?? (() => validateAcpConfig(type, config));
     this.#toolName = options.toolName ?? toolNameOf;
+    this.#toolInput = options.toolInput;
     this.#inherited = options.inheritedSession;
     this.#emptyWhenUnset = options.emptyWhenUnset ?? [];
     this.#allowAllEnv = options.allowAllEnv ?? [];
@@ -912,6 +919,7 @@ export class AcpDriver implements Driver {
     const turn = new AcpTurn(host.sink, this.#toolName, trusted, onUnasked, (id) => terminals.exitCodeOf(id), this.#agentNotice, {
       oneCallOptions: plan.hostAsks || plan.denyNonReadAsks,
       takeAskedTerminal: (id) => host.takeAskedTerminal(id),
+      ...(this.#toolInput ? { inputOf: this.#toolInput } : {}),
     });
     // Set while the prompt runs: sees each of the turn's updates (the interrupt's second cancel).
     let onTurnUpdate = (): void => undefined;

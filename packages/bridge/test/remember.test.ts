@@ -70,7 +70,7 @@ describe("raw protocol: remember", () => {
         message: `remember does not match approval ${request.id} (shell); a rule must match the request it answers`,
       },
     });
-    const malformed = await postJson(url, { decision: "deny", remember: { command: "npm test" } });
+    const malformed = await postJson(url, { decision: "deny", remember: { scope: "run" } });
     expect(malformed.status).toBe(422);
     expect(await malformed.json()).toMatchObject({ error: { code: "approval_invalid_remember", field: "remember.toolName" } });
     const notObject = await postJson(url, { decision: "approve", remember: "always" });

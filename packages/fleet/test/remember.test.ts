@@ -87,7 +87,7 @@ if (!PG_URL) {
       const asked = await firstAsk(handle);
       const refusals: [unknown, string][] = [
         [{ outcome: "approve", remember: { toolName: "shell", command: "make" } }, "remember"],
-        [{ outcome: "deny", remember: { command: "npm test" } }, "remember.toolName"],
+        [{ outcome: "deny", remember: { scope: "run" } }, "remember.toolName"],
         [{ outcome: "approve", remember: { ...NPM_TEST, scope: "thread" } }, "remember.scope"],
         [{ outcome: "approve", updatedInput: { command: "npm test" }, remember: NPM_TEST }, "remember"],
         [{ outcome: "approve", remember: NPM_TEST }, "remember"],

@@ -168,6 +168,28 @@ function geminiToolName(call: ToolCallUpdate): string {
 }
 
 /**
+ * gemini-cli 0.61.0's shell call as an input, as it sends no `rawInput`: its title is the command
+ * exactly (the shell tool's display title), its text content `[in <dir_path>]` or `[current working
+ * directory <dir>]`, then ` (<description>)` and ` [background]` when set. Gives `command`, and
+ * `dir_path` or `cwd` and `is_background` when the content reads so (else the content's text as
+ * `details`, compared whole); undefined for any other tool or a call without a title.
+ */
+export function geminiToolInput(call: ToolCallUpdate, toolName: string): Record<string, unknown> | undefined {
+  if (toolName !== "run_shell_command" || typeof call.title !== "string" || call.title === "") return undefined;
+  const first = call.content?.[0];
+  const text = first?.type === "content" && first.content.type === "text" ? first.content.text : undefined;
+  if (text === undefined) return { command: call.title };
+  const background = text.endsWith(" [background]");
+  const folder = /^\[(in|current working directory) ([^\]\n]*)\](?: \(|$| \[background\]$)/.exec(text);
+  if (folder === null) return { command: call.title, details: text };
+  return {
+    command: call.title,
+    [folder[1] === "in" ? "dir_path" : "cwd"]: folder[2],
+    ...(background ? { is_background: true } : {}),
+  };
+}
+
+/**
  * The Gemini CLI driver: gemini-cli 0.61.0 over ACP (`gemini --acp`), in an untrusted working
  * directory unless `workspaceSettings` (see {@link GeminiConfig}); under `read_only` and the
  * permission modes, its system settings and command switches (`GEMINI_CLI_SYSTEM_SETTINGS_PATH`,
@@ -183,6 +205,7 @@ export function gemini(config?: GeminiConfig): AcpDriver {
   return new AcpDriver(descriptorConfig(config), {
     resolve: () => geminiAcpConfig(config),
     toolName: geminiToolName,
+    toolInput: geminiToolInput,
     // gemini-cli fills these from a `.env` (an untrusted folder's too) only when they are unset.
     ...(config?.workspaceSettings === true ? {} : { emptyWhenUnset: GEMINI_ENV_CREDENTIALS, allowAllEnv: CONFINED_ENV }),
   });

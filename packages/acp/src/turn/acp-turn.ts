@@ -144,6 +144,7 @@ export class AcpTurn implements SessionHandler {
   costBeforePrompt: { readonly amount: number; readonly currency: string } | undefined;
 
   readonly #nameOf: (call: acp.ToolCallUpdate) => string;
+  readonly #inputOf: ((call: acp.ToolCallUpdate, toolName: string) => unknown) | undefined;
   readonly #trusted: readonly TrustedServer[];
   readonly #onUnasked: ((call: UnaskedCall) => void) | undefined;
   readonly #terminalExitCode: ((terminalId: string) => number | undefined) | undefined;
@@ -192,9 +193,16 @@ export class AcpTurn implements SessionHandler {
        * the call whose content names that terminal counts as asked (each terminal for one call).
        */
       takeAskedTerminal?: (terminalId: string) => boolean;
+      /**
+       * The call's input when an update carries no `rawInput`, taken another way (a preset's rule,
+       * e.g. gemini-cli's shell command from the title), or undefined. Given the update and the
+       * tool's name.
+       */
+      inputOf?: (call: acp.ToolCallUpdate, toolName: string) => unknown;
     } = {},
   ) {
     this.#oneCallOptions = options.oneCallOptions === true;
+    this.#inputOf = options.inputOf;
     this.#takeAskedTerminal = options.takeAskedTerminal;
     this.#terminalExitCode = terminalExitCode;
     this.#agentNotice = agentNotice;
@@ -460,7 +468,7 @@ export class AcpTurn implements SessionHandler {
    * with the most complete input any of its updates carried: agents send `rawInput` on the
    * `tool_call`, on a later `tool_call_update`, or an empty `{}` first and the real one later.
    */
-  #toolCall(call: acp.ToolCallUpdate, rawInput: unknown, status: string | undefined, asking = false): void {
+  #toolCall(call: acp.ToolCallUpdate, given: unknown, status: string | undefined, asking = false): void {
     const id = call.toolCallId;
     const name = this.#nameOf(call);
     // A name that is only the call's title or kind gives way to a real one a later update carries.
@@ -495,6 +503,7 @@ export class AcpTurn implements SessionHandler {
     }
     if (!tool.finished && reportsStarted(call, status === "completed" || status === "failed" ? undefined : status))
       tool.reportedRunning = true;
+    const rawInput = given !== undefined ? given : this.#inputOf?.(call, tool.name);
     if (knownInput(rawInput) || (rawInput !== undefined && tool.input === undefined)) tool.input = rawInput;
     const done = status === "completed" || status === "failed";
     // A `pending` announcement's input may be partial (Kilo CLI announces `{ cwd }` after asking

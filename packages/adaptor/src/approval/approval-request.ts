@@ -250,7 +250,15 @@ export class ApprovalRequest {
   /** Why an approve may not remember its rule: an edited input, or a confining policy. */
   /** This ask as a rule is matched with it. */
   #subject(): RuleSubject & { readonly id: string } {
-    return { id: this.id, kind: this.kind, toolName: this.toolName, input: this.input, cwd: this.#cwd };
+    const toolKind = this.details?.["toolKind"];
+    return {
+      id: this.id,
+      kind: this.kind,
+      toolName: this.toolName,
+      input: this.input,
+      cwd: this.#cwd,
+      ...(typeof toolKind === "string" ? { toolKind } : {}),
+    };
   }
 
   #allowRefusal(updatedInput: unknown): InvalidOptionError | undefined {

@@ -6,13 +6,23 @@ import type { ApprovalDecision } from "@adaptor/driver";
 
 /**
  * Which later `permission` asks an answer applies to, decided by the SDK (never written to a CLI's
- * own settings): asks about the tool `toolName` and, when set, the shell command or the files they
- * name. A rule without `command`, `commandPrefix` or `pathPrefix` matches every ask about the tool.
- * Each {@link ApprovalRequest} lists the rules that fit it as `suggestions`.
+ * own settings): asks about the tool `toolName` (every shell call when it is left out, with a
+ * command condition) and, when set, the shell command or the files they name. A rule without
+ * `command`, `commandPrefix` or `pathPrefix` matches every ask about the tool. A condition the ask
+ * gives nothing to compare with fails closed: a deny matches a call of its tool that carries no command (or names no
+ * file), an allow does not (the call is asked). Each {@link ApprovalRequest} lists the rules that
+ * fit it as `suggestions`.
  */
 export interface ApprovalRule {
-  /** The tool, exactly as the ask names it (`request.toolName`), e.g. `"Bash"`, `"shell"`, `"Edit"`. */
-  readonly toolName: string;
+  /**
+   * The tool, exactly as the ask names it (`request.toolName`), e.g. `"Bash"`, `"shell"`, `"Edit"`;
+   * a deny also matches an ask whose name is a title starting with it and `": "` (an ACP agent
+   * that sends no tool name, only a title such as `"execute_bash: rm -f x"`). May be left out when the rule has a `command` or `commandPrefix`: the rule then applies to
+   * every call that carries a command or is a shell call (an ACP `execute` kind, `Bash`, `shell`,
+   * `terminal/create`), whatever its tool's name (an ACP agent may name a tool by a title, such as
+   * `"execute_bash: rm -f x"`). A rule with only a `pathPrefix` must name its tool.
+   */
+  readonly toolName?: string;
   /**
    * The shell command, exactly (`request.input.command`; an argv array is joined with spaces). A
    * shell wrapper around one command (`/bin/bash -lc 'cat secret.txt'`, as codex asks) is also
@@ -91,6 +101,11 @@ export interface RuleSubject {
   readonly kind: string;
   readonly toolName?: string | undefined;
   readonly input?: unknown;
+  /**
+   * The ACP kind of the call (`request.details.toolKind`), when the ask gives one: an `execute`
+   * call is a shell call even when its input carries no command.
+   */
+  readonly toolKind?: string | undefined;
   /**
    * The working directory of the run that asks (the CLI's), when known: a deny path rule reads an
    * ask naming no file as naming it (a search of the working directory) and resolves a relative
@@ -223,7 +238,8 @@ function denyMatches(rule: ApprovalRule, input: unknown): boolean {
   if (ruleText === undefined) return false;
   if (rule.command !== undefined && commandsOf(input).includes(rule.command)) return true;
   const command = innermost(input);
-  if (command === undefined) return false;
+  // No command to compare with: the call cannot be shown not to run the denied one.
+  if (command === undefined) return true;
   const loosely = (text: string): string[] =>
     text
       .replace(/[\\'"]/g, "")
@@ -372,7 +388,11 @@ function insideReally(file: string, folder: string, realFolder: string): boolean
  * match a deny of `rm`).
  */
 export function ruleMatches(rule: ApprovalRule, subject: RuleSubject, realFolder?: string, files: "every" | "any" = "every"): boolean {
-  if (subject.kind !== "permission" || subject.toolName !== rule.toolName) return false;
+  if (subject.kind !== "permission" || (rule.toolName !== undefined && !namesTool(rule.toolName, subject.toolName, files === "any")))
+    return false;
+  // A rule on every tool compares commands with the calls that run one (or are shell calls).
+  if (rule.toolName === undefined && (rule.command !== undefined || rule.commandPrefix !== undefined) && !isShellCall(subject))
+    return false;
   if (files === "any" && (rule.command !== undefined || rule.commandPrefix !== undefined)) {
     if (!denyMatches(rule, subject.input)) return false;
   } else if (rule.command !== undefined || rule.commandPrefix !== undefined) {
@@ -388,7 +408,8 @@ export function ruleMatches(rule: ApprovalRule, subject: RuleSubject, realFolder
     // relative file is resolved against it; when it is unknown, the deny fails closed: such an ask
     // cannot be shown to stay out of the folder.
     const asked = pathsOf(subject.input);
-    if (asked.length === 0 && (files === "every" || cwd === undefined)) return files === "any";
+    // A command names no file the rule could be compared with: a deny fails closed.
+    if (asked.length === 0 && (files === "every" || cwd === undefined || isShellCall(subject))) return files === "any";
     const resolved = (file: string): string => (files === "any" && cwd !== undefined ? path.resolve(cwd, file) : file);
     const paths = asked.length === 0 ? [cwd!] : asked.map(resolved);
     // A glob pattern names the files it matches: its literal root counts as a file the ask names
@@ -410,15 +431,52 @@ export function ruleMatches(rule: ApprovalRule, subject: RuleSubject, realFolder
 }
 
 /**
+ * Whether an ask about `asked` is about the tool `toolName`: the same name, or, for a deny
+ * (`conservatively`), a name that is a title starting `<toolName>: ` (an ACP agent that sends no
+ * tool name, such as Nanocoder's `execute_bash: rm -f x`).
+ */
+function namesTool(toolName: string, asked: string | undefined, conservatively: boolean): boolean {
+  return asked === toolName || (conservatively && asked !== undefined && asked.startsWith(`${toolName}: `));
+}
+
+/**
+ * Whether `subject` is a shell call: its input carries a command ({@link commandOf}), its ACP kind
+ * is `execute`, or its tool is one of {@link SHELL_TOOLS}.
+ */
+export function isShellCall(subject: RuleSubject): boolean {
+  return (
+    commandOf(subject.input) !== undefined ||
+    subject.toolKind === "execute" ||
+    (subject.toolName !== undefined && SHELL_TOOLS.includes(subject.toolName))
+  );
+}
+
+/**
+ * Why `rule` matches `subject` without having been compared with it, or undefined: the call
+ * carries no command (a command rule) or is a shell call naming no file (a path rule), so a deny
+ * fails closed. For the deny's reason.
+ */
+export function uncomparedBy(rule: ApprovalRule, subject: RuleSubject): string | undefined {
+  if ((rule.command !== undefined || rule.commandPrefix !== undefined) && innermost(subject.input) === undefined)
+    return "the call carries no command the rule could be compared with";
+  if (rule.pathPrefix !== undefined && pathsOf(subject.input).length === 0 && isShellCall(subject))
+    return "the call runs a command, which names no file the rule could be compared with";
+  return undefined;
+}
+
+/**
  * The rules a host could remember for the ask `subject`: for a shell command, its exact command;
  * for files, the folder of the first one (when every file is inside it and absolute); else the
- * tool alone. Empty for a `question`, a `plan_review` and an ask about no tool.
+ * tool alone. Empty for a `question`, a `plan_review`, an ask about no tool, and a shell call
+ * whose command the ask does not carry (an ACP `execute` call: the tool alone would allow every
+ * command).
  */
 export function suggestRules(subject: RuleSubject): ApprovalRule[] {
   const toolName = subject.toolName;
   if (subject.kind !== "permission" || toolName === undefined || toolName === "") return [];
   const command = commandOf(subject.input);
   if (command !== undefined) return [{ toolName, command }];
+  if (isShellCall(subject)) return [];
   const paths = pathsOf(subject.input);
   if (paths.length > 0) {
     const folder = path.isAbsolute(paths[0]!) ? path.dirname(path.resolve(paths[0]!)) : undefined;
@@ -446,7 +504,15 @@ export function ruleShapeError(value: unknown, field: string): { readonly field:
   if (typeof value !== "object" || value === null || Array.isArray(value))
     return refuse(field, "must be a rule object (one of request.suggestions, or { toolName, command | commandPrefix | pathPrefix })");
   const rule = value as Record<string, unknown>;
-  if (typeof rule["toolName"] !== "string" || rule["toolName"] === "") return refuse(`${field}.toolName`, "must be a non-empty string");
+  if (rule["toolName"] === undefined && rule["command"] === undefined && rule["commandPrefix"] === undefined)
+    return refuse(
+      `${field}.toolName`,
+      rule["pathPrefix"] === undefined
+        ? "must be a non-empty string (it may be left out only with a command or commandPrefix)"
+        : "must be a non-empty string with pathPrefix (a path rule on every tool would read every call naming no file, such as a to-do list or a web fetch, as one in the working directory); it may be left out only with a command or commandPrefix",
+    );
+  if (rule["toolName"] !== undefined && (typeof rule["toolName"] !== "string" || rule["toolName"] === ""))
+    return refuse(`${field}.toolName`, "must be a non-empty string");
   for (const name of ["command", "commandPrefix", "pathPrefix"]) {
     const part = rule[name];
     if (part !== undefined && (typeof part !== "string" || part === "")) return refuse(`${field}.${name}`, "must be a non-empty string");
@@ -466,7 +532,7 @@ export function ruleShapeError(value: unknown, field: string): { readonly field:
     );
   if (typeof rule["pathPrefix"] === "string" && !path.isAbsolute(rule["pathPrefix"]))
     return refuse(`${field}.pathPrefix`, "must be an absolute path");
-  if (rule["pathPrefix"] !== undefined && SHELL_TOOLS.includes(rule["toolName"]))
+  if (rule["pathPrefix"] !== undefined && typeof rule["toolName"] === "string" && SHELL_TOOLS.includes(rule["toolName"]))
     return refuse(`${field}.pathPrefix`, shellPathReason(rule["toolName"]));
   return undefined;
 }
@@ -541,7 +607,7 @@ export function rememberError(
 /** The rule part of `remember` (its scope left out), copied. */
 export function ruleOf(remember: RememberRule): ApprovalRule {
   return {
-    toolName: remember.toolName,
+    ...(remember.toolName !== undefined ? { toolName: remember.toolName } : {}),
     ...(remember.command !== undefined ? { command: remember.command } : {}),
     ...(remember.commandPrefix !== undefined ? { commandPrefix: remember.commandPrefix } : {}),
     ...(remember.pathPrefix !== undefined ? { pathPrefix: remember.pathPrefix } : {}),
@@ -550,10 +616,11 @@ export function ruleOf(remember: RememberRule): ApprovalRule {
 
 /** A rule in one line for people, e.g. `Bash command "npm test"`. */
 export function describeRule(rule: ApprovalRule): string {
-  if (rule.command !== undefined) return `${rule.toolName} command ${JSON.stringify(rule.command)}`;
-  if (rule.commandPrefix !== undefined) return `${rule.toolName} commands starting ${JSON.stringify(rule.commandPrefix)}`;
-  if (rule.pathPrefix !== undefined) return `${rule.toolName} in ${rule.pathPrefix}`;
-  return `every ${rule.toolName} call`;
+  const tool = rule.toolName ?? "any tool's";
+  if (rule.command !== undefined) return `${tool} command ${JSON.stringify(rule.command)}`;
+  if (rule.commandPrefix !== undefined) return `${tool} commands starting ${JSON.stringify(rule.commandPrefix)}`;
+  if (rule.pathPrefix !== undefined) return `${rule.toolName ?? "any tool"} in ${rule.pathPrefix}`;
+  return `every ${tool} call`;
 }
 
 /**

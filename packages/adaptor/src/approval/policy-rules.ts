@@ -125,7 +125,7 @@ export function policyRulesError(
 export function presetRules(rules: readonly ApprovalPolicyRule[] = []): RememberedRule[] {
   return rules.map(({ outcome, reason, ...rule }) => ({
     rule: {
-      toolName: rule.toolName,
+      ...(rule.toolName !== undefined ? { toolName: rule.toolName } : {}),
       ...(rule.command !== undefined ? { command: rule.command } : {}),
       ...(rule.commandPrefix !== undefined ? { commandPrefix: rule.commandPrefix } : {}),
       ...(rule.pathPrefix !== undefined ? { pathPrefix: rule.pathPrefix } : {}),

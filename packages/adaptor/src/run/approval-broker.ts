@@ -14,6 +14,7 @@ import {
   describeRule,
   ruleOf,
   suggestRules,
+  uncomparedBy,
   type ApprovalRule,
   type RememberedRule,
   type RuleSubject,
@@ -170,8 +171,15 @@ export class ApprovalBroker {
   }
 
   /** `ask` as the run's rules are matched with it. */
-  #subject(ask: Pick<ApprovalAsk, "kind" | "toolName" | "input">): RuleSubject {
-    return { kind: ask.kind, toolName: ask.toolName, input: ask.input, cwd: this.#cwd };
+  #subject(ask: Pick<ApprovalAsk, "kind" | "toolName" | "input" | "details">): RuleSubject {
+    const toolKind = ask.details?.["toolKind"];
+    return {
+      kind: ask.kind,
+      toolName: ask.toolName,
+      input: ask.input,
+      cwd: this.#cwd,
+      ...(typeof toolKind === "string" ? { toolKind } : {}),
+    };
   }
 
   /**
@@ -311,7 +319,7 @@ export class ApprovalBroker {
         createdAt,
         deadline,
         attempt,
-        suggestions: suggestRules(ask),
+        suggestions: suggestRules(this.#subject(ask)),
         rememberAllowRefused: this.#init.rememberAllowRefused,
         cwd: this.#cwd,
       },
@@ -433,7 +441,13 @@ export class ApprovalBroker {
    * deny that remembered it already took it (under `abort` the run ended there).
    */
   #byRule(ask: ApprovalAsk, remembered: RememberedRule): ApprovalDecision {
-    const { rule, scope, decision } = remembered;
+    const { rule, scope } = remembered;
+    // A deny that matched for want of a command or file to compare says so.
+    const uncompared = remembered.decision.outcome === "deny" ? uncomparedBy(rule, this.#subject(ask)) : undefined;
+    const decision: ApprovalDecision =
+      uncompared !== undefined && remembered.decision.outcome === "deny"
+        ? { outcome: "deny", reason: `${remembered.decision.reason} (${uncompared})` }
+        : remembered.decision;
     const id = uuidv7();
     this.#notice("approval.requested", { id, kind: ask.kind, toolName: ask.toolName, attempt: 1, rule, scope });
     this.#notice("approval.resolved", { id, kind: ask.kind, outcome: resolvedOutcome(decision), attempt: 1, rule, scope });

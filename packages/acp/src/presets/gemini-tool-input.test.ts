@@ -1,0 +1,35 @@
+import { describe, expect, it } from "vitest";
+import { geminiToolInput } from "./gemini.js";
+
+const shell = (title: string, text?: string) => ({
+  toolCallId: "run_shell_command__1",
+  title,
+  ...(text !== undefined ? { content: [{ type: "content" as const, content: { type: "text" as const, text } }] } : {}),
+});
+
+describe("geminiToolInput: gemini-cli 0.61.0's shell call read from its title and text", () => {
+  it("the title is the command; the working directory comes from the text, the description left out", () => {
+    expect(geminiToolInput(shell("npm test", "[current working directory /w] (runs the tests)"), "run_shell_command")).toEqual({
+      command: "npm test",
+      cwd: "/w",
+    });
+  });
+
+  it("a dir_path and the background flag are kept, so an allow remembered elsewhere does not match", () => {
+    expect(geminiToolInput(shell("npm test", "[in /w/sub] (tests) [background]"), "run_shell_command")).toEqual({
+      command: "npm test",
+      dir_path: "/w/sub",
+      is_background: true,
+    });
+  });
+
+  it("a text it cannot read is kept whole as details; no text gives the command alone", () => {
+    expect(geminiToolInput(shell("ls", "something else"), "run_shell_command")).toEqual({ command: "ls", details: "something else" });
+    expect(geminiToolInput(shell("ls"), "run_shell_command")).toEqual({ command: "ls" });
+  });
+
+  it("another tool, or a call without a title, gives nothing", () => {
+    expect(geminiToolInput(shell("a.txt", "x"), "read_file")).toBeUndefined();
+    expect(geminiToolInput(shell(""), "run_shell_command")).toBeUndefined();
+  });
+});
