@@ -223,13 +223,12 @@ export class FleetWorker {
   /** The `TIMEOUT` of a run past its `timeoutMs` (`detail` says how far it got), as the SDK's own expiry names it. */
   #timeout(timeoutMs: number, detail: string): DriverError {
     const device = this.#agent?.driver.descriptor.type ?? "fleet";
-    return new DriverError({ op: "run", device, code: ErrCode.Timeout, cause: `exceeded timeoutMs=${timeoutMs} (${detail})` });
+    return new DriverError({ op: "run", device, code: ErrCode.Timeout, cause: `exceeded timeoutMs=${timeoutMs}, ${detail}` });
   }
 
   /** Settles run `runId` cancelled (`reason` the cancel's, null: none), while `claim` holds. */
   async #settleCancelled(claim: JobClaim, runId: string, reason: string | null): Promise<void> {
-    const verdict: StoredVerdict = { kind: "cancelled", ...(reason !== null ? { reason } : {}) };
-    if (await this.#settle(claim, runId, 0, verdict)) this.#core.metrics.settled(verdict.kind, 0);
+    await this.#settle(claim, runId, 0, { kind: "cancelled", ...(reason !== null ? { reason } : {}) });
   }
 
   /**
