@@ -5,7 +5,7 @@ import { checkRunInput, type Prompt, type PromptPart, type RememberRule, type Ru
 import { askFactsOf, decisionRefusal, DEFAULT_DENY_REASON, EDIT_UNSUPPORTED_REASON, rememberError } from "adaptor/internal";
 import { AdaptorError, DriverError, ErrCode, InvalidOptionError } from "@adaptor/errors";
 import { postgresErrorCode } from "@adaptor/errors/internal";
-import { checkThreadKey, type StoredApprovalDecision, type ThreadStore } from "@adaptor/threadstore";
+import { checkThreadKey, supportsPendingApprovals, type StoredApprovalDecision, type ThreadStore } from "@adaptor/threadstore";
 import { toJsonEvent, type JsonValue } from "@adaptor/sessionrecorder";
 import { ApprovalNotPendingError } from "@adaptor/threadstore";
 import { dispatchTopic, HostDispatch } from "../dispatch/host-dispatch.js";
@@ -574,7 +574,9 @@ export class Fleet implements AsyncDisposable {
    *   closed on the worker before the verdict) or has its verdict (cancelled, attempts exhausted, ...) or
    *   its attempt ended before an answer (its worker lost, drained, or past `heartbeatSeconds`
    *   without the database: closed in the write that fails or re-queues its job), `"unknown"` for an id
-   *   no run asked); TypeError for a decision of another shape (not an approve, a deny (its reason,
+   *   no run asked: a suspended turn's approval is the thread store's, answered with a `resume` run
+   *   (`submit("", { threadKey, resume })`), which the message says when the fleet's `threadStore`
+   *   holds it pending); TypeError for a decision of another shape (not an approve, a deny (its reason,
    *   when given, a string) or an answer with a string choice); InvalidOptionError (subject
    *   `"fleet answer"`, field `decision.<key>`) for a key its outcome does not have, or (field
    *   `updatedInput`) an edited input that is not a plain object, or (field `choice`) an answer
@@ -610,7 +612,7 @@ export class Fleet implements AsyncDisposable {
     this.#refuseReader("answer");
     const { tables } = this.#core;
     const found = await tables.approval(approvalId);
-    if (!found) throw new ApprovalNotPendingError(approvalId, "unknown");
+    if (!found) throw new ApprovalNotPendingError(approvalId, "unknown", await this.#unknownApproval(approvalId));
     // What the request's own methods would refuse is refused before anything is recorded.
     const { remember, ...rest } = decision as FleetApprovalDecision & { readonly remember?: RememberRule };
     const answered = rest as StoredApprovalDecision;
@@ -622,6 +624,19 @@ export class Fleet implements AsyncDisposable {
     const outcome = await tables.answerApproval(approvalId, toJsonEvent(recorded));
     if (!("runId" in outcome)) throw new ApprovalNotPendingError(approvalId, outcome.status);
     if (refused) throw refused.error;
+  }
+
+  /**
+   * Why no run of the fleet waits on approval `approvalId`: for one a suspended thread turn left in
+   * the fleet's thread store (pending there), that store and the resume that answers it; else that
+   * no run asked it, and where a suspended turn's approvals are.
+   */
+  async #unknownApproval(approvalId: string): Promise<string> {
+    const store = this.#core.threadStore;
+    const stored = store && supportsPendingApprovals(store) ? await store.getPendingApproval(approvalId).catch(() => undefined) : undefined;
+    if (stored?.status === "pending")
+      return `no run of the fleet waits on it: a suspended turn of thread ${JSON.stringify(stored.key)} left it in the thread store; answer it with fleet.submit("", { threadKey, resume: { approvalId, decision } })`;
+    return 'no run of the fleet asked it (a suspended turn\'s approval is in the thread store: thread.pendingApprovals(), answered with fleet.submit("", { threadKey, resume: { approvalId, decision } }))';
   }
 
   /**
@@ -660,7 +675,9 @@ export class Fleet implements AsyncDisposable {
   }
 
   /**
-   * The approval `approvalId` with its state, or undefined when no run asked it (or its run was pruned).
+   * The approval `approvalId` with its state, or undefined when no run asked it (or its run was
+   * pruned). A suspended turn's approval is the thread store's (no run waits on it): read it with
+   * `thread.pendingApprovals()`, answer it with `submit("", { threadKey, resume })`.
    * @throws InvalidOptionError (subject `"fleet approval"`, field `approvalId`) for an id that is not
    *   a non-empty string or holds U+0000, before any query; FleetClosedError after `close()`; DriverError (device `fleet`, the `pg` error as
    *   `cause`) code `PERMISSION` when the role may not read the tables, `SERVICE_UNAVAILABLE` when
@@ -682,7 +699,9 @@ export class Fleet implements AsyncDisposable {
    * The approvals waiting for an answer across the fleet (or on one thread key), oldest first: each
    * one {@link approval} reads `pending` and {@link answer} would take when the list was read, for
    * an operator's queue of questions. A question its run ended unanswered (its verdict, its own
-   * timeout, a cancel, its deadline, a retried attempt taking over) is not listed.
+   * timeout, a cancel, its deadline, a retried attempt taking over) is not listed, nor is a
+   * suspended turn's approval: that one is the thread store's (`thread.pendingApprovals()`),
+   * answered with `submit("", { threadKey, resume })`.
    * @throws InvalidOptionError (subject `"fleet pendingApprovals"`) for options that are not an
    *   object, an unknown key (field: the key, with the closest known name as `suggestion`), or a
    *   `limit` (field `limit`) that is not an integer from 1 to 1,000; InvalidThreadKeyError for a `threadKey` that breaks

@@ -281,10 +281,13 @@ export class RunHandle {
   /**
    * Cancels the run from any host: a queued run is settled here and never starts; a running one's
    * worker is asked (LISTEN/NOTIFY), ends the CLI and then writes the verdict, so the verdict (and
-   * the thread's next turn) comes after the cancelled turn's process is gone. A worker that does
-   * not settle it within `heartbeatSeconds` (lost, or of an earlier version) is not waited for: the
-   * run is settled here and its job cancelled (that worker ends the CLI at its next heartbeat). The
-   * verdict is `FleetRunCancelledError` unless the run already had one or its turn committed.
+   * the thread's next turn) comes after the cancelled turn's process is gone; this call resolves
+   * then. A worker that does not settle it within this host's `heartbeatSeconds` (lost, or of an
+   * earlier version) is not waited for: the run is settled here and its job cancelled (that worker
+   * ends the CLI at its next heartbeat). A run whose worker was lost never starts another attempt:
+   * a retried attempt that finds the cancel writes the verdict without starting, so the call
+   * resolves at that failover or after `heartbeatSeconds`, whichever comes first. The verdict is
+   * `FleetRunCancelledError` unless the run already had one or its turn committed.
    * Resolves whether this call cancelled it.
    * @throws InvalidOptionError (subject `"fleet cancel"`, field `reason`) for a reason that is not
    *   a string or holds U+0000 (PostgreSQL's `text` cannot hold it), before any query.
@@ -350,7 +353,9 @@ export class RunHandle {
 
   /**
    * The approvals the run's current attempt waits on, oldest first: those `fleet.approval(id)`
-   * reads `pending` (none once the run ended; see `fleet.pendingApprovals()` for every run's).
+   * reads `pending` (none once the run ended; see `fleet.pendingApprovals()` for every run's). A
+   * run whose turn ended suspended has none: its approval is the thread store's
+   * (`thread.pendingApprovals()`), answered with `fleet.submit("", { threadKey, resume })`.
    */
   async pendingApprovals(): Promise<FleetPendingApproval[]> {
     this.#checkOpen("pendingApprovals");

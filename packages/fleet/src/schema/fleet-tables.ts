@@ -72,6 +72,13 @@ export interface RunRow {
   readonly commitIntent: CommitIntent | null;
   /** For a run that resumes a suspended turn: the stored approval it answers and the decision. */
   readonly resume: RunResume | null;
+  /**
+   * Milliseconds since the run's first attempt started (PostgreSQL's clock), when read; null for a
+   * run no attempt started. The run's `timeoutMs` counts from there across its attempts.
+   */
+  readonly elapsedMs?: number | null;
+  /** The cancel asked of the run (`reason` null when none was given), when read; null when none was asked. */
+  readonly cancel?: { readonly reason: string | null } | null;
 }
 
 /**
@@ -432,8 +439,13 @@ export class FleetTables {
       committed: boolean;
       commit_intent: CommitIntent | null;
       resume: RunResume | null;
+      elapsed_ms: number | null;
+      cancel_requested: boolean;
+      cancel_reason: string | null;
     }>(
-      `SELECT id, thread_key, prompt, prompt_parts, options, attempt, base, verdict, committed_at IS NOT NULL AS committed, commit_intent, resume FROM ${this.#s}.adaptor_fleet_runs WHERE id = $1`,
+      `SELECT id, thread_key, prompt, prompt_parts, options, attempt, base, verdict, committed_at IS NOT NULL AS committed, commit_intent, resume,
+         (extract(epoch FROM now() - started_at) * 1000)::float8 AS elapsed_ms, cancel_requested_at IS NOT NULL AS cancel_requested, cancel_reason
+       FROM ${this.#s}.adaptor_fleet_runs WHERE id = $1`,
       [id],
     );
     const row = rows[0];
@@ -450,6 +462,8 @@ export class FleetTables {
           committed: row.committed,
           commitIntent: row.commit_intent,
           resume: row.resume,
+          elapsedMs: row.elapsed_ms,
+          cancel: row.cancel_requested ? { reason: row.cancel_reason } : null,
         })
       : undefined;
   }
@@ -457,13 +471,14 @@ export class FleetTables {
   /**
    * Starts attempt `attempt` of a run: fences every earlier attempt out (their appends and verdicts
    * no longer land) and records `base` on the first. Returns the run's row as it was before, or
-   * undefined when the run has a verdict already or a later attempt started. `waitMs`: submission
-   * to the first attempt's start (PostgreSQL's clock).
+   * undefined when the run has a verdict already, a later attempt started or a cancel was asked of
+   * it (a cancelled run starts no further attempt). `waitMs`: submission to the first attempt's
+   * start (PostgreSQL's clock).
    */
   async startAttempt(id: string, attempt: number, base: JsonValue): Promise<{ base: JsonValue; waitMs: number } | undefined> {
     const { rows } = await this.#pool.query<{ base: JsonValue; wait_ms: number }>(
       `UPDATE ${this.#s}.adaptor_fleet_runs SET attempt = $2, base = COALESCE(base, $3::jsonb), started_at = COALESCE(started_at, now())
-       WHERE id = $1 AND verdict IS NULL AND attempt < $2 AND ${this.#notExpired}
+       WHERE id = $1 AND verdict IS NULL AND attempt < $2 AND cancel_requested_at IS NULL AND ${this.#notExpired}
        RETURNING base, (extract(epoch FROM started_at - submitted_at) * 1000)::float8 AS wait_ms`,
       [id, attempt, JSON.stringify(base)],
     );

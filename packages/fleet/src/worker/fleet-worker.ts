@@ -170,15 +170,35 @@ export class FleetWorker {
       await this.#settle(claim, runId, run.attempt, await this.#recovered(runId, run.attempt, run.threadKey));
       return;
     }
+    if (run.cancel) {
+      // Cancelled while no attempt ran it (its worker was lost): no further attempt starts.
+      await this.#settleCancelled(claim, runId, run.cancel.reason);
+      return;
+    }
     if (attempt > options.maxAttempts || (lost > 0 && run.threadKey === null && !options.retryRuns)) {
       await this.#settle(claim, runId, 0, { kind: "attempts-exhausted", attempts: Math.max(lost, 1) });
+      return;
+    }
+    // The run's `timeoutMs` counts from its first attempt's start, across attempts: a later attempt
+    // gets what is left, and one that would start past it settles the run without running the CLI.
+    const timeoutMs = runTimeoutMs(run.options);
+    const elapsedMs = run.elapsedMs ?? 0;
+    if (timeoutMs !== undefined && lost > 0 && elapsedMs >= timeoutMs) {
+      const error = this.#timeout(
+        timeoutMs,
+        `${Math.round(elapsedMs)} ms since the run's first attempt started; attempt ${attempt} was not started`,
+      );
+      await this.#settle(claim, runId, 0, storeOutcome({ ok: false, error }));
       return;
     }
     const base = await this.#base(claim, runId, run.threadKey);
     if (base === SETTLED) return;
     const started = await tables.startAttempt(runId, attempt, base);
     if (!started) {
-      await this.#expire(runId);
+      // Not started: the run has its verdict, was cancelled meanwhile, or expired in the queue.
+      const asked = await tables.cancelRequest(runId);
+      if (asked) await this.#settleCancelled(claim, runId, asked.reason);
+      else await this.#expire(runId);
       return;
     }
     if (attempt > 1 && run.threadKey !== null && JSON.stringify(started.base) !== JSON.stringify(base)) {
@@ -197,7 +217,18 @@ export class FleetWorker {
     const suspend = lostWhileAsking && run.threadKey !== null && options.onLostApproval === "suspend";
     this.#core.metrics.attemptStarted(attempt, attempt === 1 ? started.waitMs : undefined);
     await tables.append(runId, attempt, [{ type: "attempt-started", attempt, worker: this.name }]);
-    await this.#turn(job, claim, run, attempt, suspend);
+    await this.#turn(job, claim, run, attempt, suspend, lost > 0 && timeoutMs !== undefined ? { timeoutMs, elapsedMs } : undefined);
+  }
+
+  /** The `TIMEOUT` of a run past its `timeoutMs` (`detail` says how far it got), as the SDK's own expiry names it. */
+  #timeout(timeoutMs: number, detail: string): DriverError {
+    const device = this.#agent?.driver.descriptor.type ?? "fleet";
+    return new DriverError({ op: "run", device, code: ErrCode.Timeout, cause: `exceeded timeoutMs=${timeoutMs}, ${detail}` });
+  }
+
+  /** Settles run `runId` cancelled (`reason` the cancel's, null: none), while `claim` holds. */
+  async #settleCancelled(claim: JobClaim, runId: string, reason: string | null): Promise<void> {
+    await this.#settle(claim, runId, 0, { kind: "cancelled", ...(reason !== null ? { reason } : {}) });
   }
 
   /**
@@ -231,16 +262,38 @@ export class FleetWorker {
     return record ? { id: record.id, revision: record.revision } : null;
   }
 
-  /** Runs a started attempt's turn, the thread key marked as served by it meanwhile. */
-  async #turn(job: Job<RunJobData>, claim: JobClaim, run: RunRow, attempt: number, suspend: boolean): Promise<void> {
+  /**
+   * Runs a started attempt's turn, the thread key marked as served by it meanwhile. `deadline`, for
+   * a later attempt of a run with a `timeoutMs`: the attempt runs for what is left of it (`elapsedMs`
+   * since the first attempt started), then ends with the `TIMEOUT` the SDK's own expiry gives.
+   */
+  async #turn(
+    job: Job<RunJobData>,
+    claim: JobClaim,
+    run: RunRow,
+    attempt: number,
+    suspend: boolean,
+    deadline?: { readonly timeoutMs: number; readonly elapsedMs: number },
+  ): Promise<void> {
     const runId = job.id;
     if (run.threadKey !== null) this.#turns.set(run.threadKey, { runId, attempt, claim });
+    const expiry = new AbortController();
+    let options = run.options;
+    let timer: NodeJS.Timeout | undefined;
+    if (deadline) {
+      const { timeoutMs: _whole, ...rest } = run.options;
+      options = rest;
+      const leftMs = Math.max(0, deadline.timeoutMs - deadline.elapsedMs);
+      const detail = `counted from the run's first attempt; attempt ${attempt} started with ${Math.round(leftMs)} ms left`;
+      timer = setTimeout(() => expiry.abort(this.#timeout(deadline.timeoutMs, detail)), leftMs);
+    }
     try {
       const prompt = run.promptParts ? (run.promptParts as unknown as Prompt) : run.prompt;
       await this.#cancellable(runId, (cancel) =>
-        this.#run(job, claim, run.threadKey, prompt, run.options, attempt, suspend, run.resume, cancel),
+        this.#run(job, claim, run.threadKey, prompt, options, attempt, suspend, run.resume, cancel, expiry.signal),
       );
     } finally {
+      clearTimeout(timer);
       if (run.threadKey !== null && this.#turns.get(run.threadKey)?.runId === runId) this.#turns.delete(run.threadKey);
     }
   }
@@ -327,6 +380,7 @@ export class FleetWorker {
     suspend: boolean,
     resume: RunResume | null,
     cancel: CancelRequest,
+    expiry: AbortSignal,
   ): Promise<void> {
     const { tables } = this.#core;
     const runId = job.id;
@@ -334,7 +388,7 @@ export class FleetWorker {
     const fenced = new AbortController();
     // pg-boss aborts `job.signal` when its heartbeat finds the claim gone (or it gives the job up):
     // the CLI ends, and the claim then refuses the verdict.
-    const signal = AbortSignal.any([job.signal, claim.lost, fenced.signal, this.#stopping.signal, cancel.signal]);
+    const signal = AbortSignal.any([job.signal, claim.lost, fenced.signal, this.#stopping.signal, cancel.signal, expiry]);
     const write = (events: JsonValue[]): Promise<boolean> => tables.append(runId, attempt, scrubSecrets(events, currentSecretEnvValues()));
     const log = new AttemptLog(write, () => fenced.abort(new Error("superseded by a later attempt")));
     // The recorded answers of lost attempts this attempt has applied (each at most once).
@@ -741,6 +795,12 @@ function sortedJson(value: unknown): string {
       ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
       : v,
   );
+}
+
+/** The run's `timeoutMs` as stored with its options, or undefined when it has none (or none finite). */
+function runTimeoutMs(options: Record<string, JsonValue>): number | undefined {
+  const value = options["timeoutMs"];
+  return typeof value === "number" && Number.isFinite(value) && value >= 0 ? value : undefined;
 }
 
 /** True when the run failed because the thread store's database was unreachable or its lease was lost with it. */
