@@ -34,8 +34,9 @@ export class MemoryPendingApprovals {
     this.#host.enter("savePendingApproval", signal);
     if (lease.target !== approval.key || !this.#host.holds(lease)) throw new LeaseLostError(lease.target);
     if (this.#rows.has(approval.id)) throw new TypeError(`savePendingApproval: id ${approval.id} is already stored`);
-    const { deadlineMs: _estimate, deadline: _hostDeadline, ...draft } = structuredClone(approval);
-    const deadline = storedDeadline(approval, this.#host.now());
+    const copy = structuredClone(approval);
+    const { deadlineMs: _estimate, deadline: _hostDeadline, ...draft } = copy;
+    const deadline = storedDeadline(copy, this.#host.now()); // the copy's: the caller may change its Date later
     const row: PendingApproval = { ...draft, ...(deadline !== undefined ? { deadline } : {}), status: "pending" };
     this.#rows.set(row.id, row);
     return structuredClone(row);

@@ -276,6 +276,23 @@ export function describePendingApprovalsConformance(name: string, makeStore: Mak
       expect(await store.listPendingApprovals("pa-bad-ms")).toEqual([]);
     });
 
+    it("keeps its own copy of a draft: changing the draft's deadline or input after the save changes nothing stored", async (ctx) => {
+      need(ctx);
+      const lease = await store.acquireLease("pa-copy", "worker-a", LONG_TTL);
+      const deadline = new Date(now() + 3_600_000);
+      const d = draft("pa-copy", { deadline });
+      const saved = await store.savePendingApproval(d, lease);
+      const kept = saved.deadline!.getTime();
+      expect(kept).toBe(deadline.getTime());
+      deadline.setTime(now() - 3_600_000);
+      (d.input as { file_path: string }).file_path = "/etc/passwd";
+      const stored = await store.getPendingApproval(d.id);
+      expect(stored?.status).toBe("pending");
+      expect(stored?.deadline?.getTime()).toBe(kept);
+      expect(stored?.input).toEqual(saved.input);
+      expect((stored?.input as { file_path: string }).file_path).toBe("/work/notes.md");
+    });
+
     it("an approval answered before its deadline keeps its answer once the deadline passes: only a pending one expires", async (ctx) => {
       need(ctx);
       const lease = await store.acquireLease("pa-answered", "worker-a", LONG_TTL);
