@@ -21,8 +21,8 @@ export interface ApprovalRule {
    * characters or more may be a longer one cut to its first 200, which other tools' names may share:
    * an allow never matches it by name (the call is asked, and it is offered no suggestion), a deny
    * matches it when it starts the rule's `toolName`. May be left out when the rule has a `command` or `commandPrefix`: the rule then applies to
-   * every call that carries a command or is a shell call (an ACP `execute` kind, `Bash`, `shell`,
-   * `terminal/create`), whatever its tool's name (an ACP agent may name a tool by a title, such as
+   * every shell call (an ACP `execute` kind, `Bash`, `shell`, `terminal/create`), and a deny also to
+   * every other call that carries a command (an MCP tool's), whatever its tool's name (an ACP agent may name a tool by a title, such as
    * `"execute_bash: rm -f x"`). A rule with only a `pathPrefix` must name its tool.
    */
   readonly toolName?: string;
@@ -393,8 +393,13 @@ function insideReally(file: string, folder: string, realFolder: string): boolean
 export function ruleMatches(rule: ApprovalRule, subject: RuleSubject, realFolder?: string, files: "every" | "any" = "every"): boolean {
   if (subject.kind !== "permission" || (rule.toolName !== undefined && !namesTool(rule.toolName, subject.toolName, files === "any")))
     return false;
-  // A rule on every tool compares commands with the calls that run one (or are shell calls).
-  if (rule.toolName === undefined && (rule.command !== undefined || rule.commandPrefix !== undefined) && !isShellCall(subject))
+  // A rule on every tool compares commands with shell calls; a deny also with any call carrying a
+  // command (an allow must not approve another tool that runs it elsewhere, such as an MCP tool's).
+  if (
+    rule.toolName === undefined &&
+    (rule.command !== undefined || rule.commandPrefix !== undefined) &&
+    !(files === "any" ? isShellCall(subject) : isShellTool(subject))
+  )
     return false;
   if (files === "any" && (rule.command !== undefined || rule.commandPrefix !== undefined)) {
     if (!denyMatches(rule, subject.input)) return false;
@@ -464,6 +469,11 @@ export function isShellCall(subject: RuleSubject): boolean {
     subject.toolKind === "execute" ||
     (subject.toolName !== undefined && SHELL_TOOLS.includes(subject.toolName))
   );
+}
+
+/** Whether `subject` is a shell tool's call: its ACP kind is `execute`, or its tool is one of {@link SHELL_TOOLS}. */
+function isShellTool(subject: RuleSubject): boolean {
+  return subject.toolKind === "execute" || (subject.toolName !== undefined && SHELL_TOOLS.includes(subject.toolName));
 }
 
 /**
