@@ -57,6 +57,20 @@ describe("approval rules on a tool name cut to 200 characters", () => {
     expect(requests.map((r) => r.suggestions)).toEqual([[], [{ toolName: "fetch: https://short.example.com/" }]]);
   });
 
+  it("an approve remembering a rule on a name that may have been cut is refused (InvalidOptionError, remember.toolName), nothing decided", async () => {
+    const refusals: unknown[] = [];
+    const { decisions } = await run([fetchAsk(`${BASE}/public`)], { approvals: { permission: "ask" } }, (r) => {
+      try {
+        r.approve({ remember: { toolName: r.toolName! } });
+      } catch (error) {
+        refusals.push(error);
+        r.deny("refused");
+      }
+    });
+    expect(refusals).toMatchObject([{ name: "InvalidOptionError", field: "remember.toolName" }]);
+    expect(decisions).toEqual([{ outcome: "deny", reason: "refused" }]);
+  });
+
   it("a policy allow rule naming a long tool does not match a cut name; a policy deny naming it does", async () => {
     const long = `fetch: ${BASE}/public`;
     const allowed = await run(
