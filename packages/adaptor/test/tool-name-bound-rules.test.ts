@@ -57,6 +57,22 @@ describe("approval rules on a tool name cut to 200 characters", () => {
     expect(requests.map((r) => r.suggestions)).toEqual([[], [{ toolName: "fetch: https://short.example.com/" }]]);
   });
 
+  it("a shell call whose title-name may have been cut is offered its command alone, which a later call of it matches", async () => {
+    const command = `echo ${"b".repeat(200)}`;
+    const shell: ApprovalAsk = {
+      kind: "permission",
+      title: `execute_bash: ${command}`,
+      toolName: `execute_bash: ${command}`,
+      input: { command },
+      details: { toolKind: "execute" },
+    };
+    const { requests, decisions } = await run([shell, shell], { approvals: { permission: "ask" } }, (r) =>
+      r.approve({ remember: r.suggestions[0]! }),
+    );
+    expect(requests.map((r) => r.suggestions)).toEqual([[{ command }]]);
+    expect(decisions).toEqual([{ outcome: "approve" }, { outcome: "approve" }]);
+  });
+
   it("an approve remembering a rule on a name that may have been cut is refused (InvalidOptionError, remember.toolName), nothing decided", async () => {
     const refusals: unknown[] = [];
     const { decisions } = await run([fetchAsk(`${BASE}/public`)], { approvals: { permission: "ask" } }, (r) => {

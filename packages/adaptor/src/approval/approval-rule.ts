@@ -492,16 +492,19 @@ export function uncomparedBy(rule: ApprovalRule, subject: RuleSubject): string |
 /**
  * The rules a host could remember for the ask `subject`: for a shell command, its exact command;
  * for files, the folder of the first one (when every file is inside it and absolute); else the
- * tool alone. Empty for a `question`, a `plan_review`, an ask about no tool, one whose tool name
- * may have been cut ({@link mayBeCutToolName}), and a shell call
+ * tool alone; for an ask whose tool name may have been cut ({@link mayBeCutToolName}), only a
+ * shell tool's command, without `toolName`. Empty for a `question`, a `plan_review`, an ask about
+ * no tool, another ask whose tool name may have been cut, and a shell call
  * whose command the ask does not carry (an ACP `execute` call: the tool alone would allow every
  * command).
  */
 export function suggestRules(subject: RuleSubject): ApprovalRule[] {
   const toolName = subject.toolName;
-  // A rule on a name that may have been cut would name every tool sharing its first characters.
-  if (subject.kind !== "permission" || toolName === undefined || toolName === "" || mayBeCutToolName(toolName)) return [];
+  if (subject.kind !== "permission" || toolName === undefined || toolName === "") return [];
   const command = commandOf(subject.input);
+  // A rule on a name that may have been cut would name every tool sharing its first characters: a
+  // shell call's command is suggested on every shell tool instead.
+  if (mayBeCutToolName(toolName)) return command !== undefined && isShellTool(subject) ? [{ command }] : [];
   if (command !== undefined) return [{ toolName, command }];
   if (isShellCall(subject)) return [];
   const paths = pathsOf(subject.input);
