@@ -120,6 +120,24 @@ describe("approval rules on every tool (no toolName)", () => {
     expect((decisions as ApprovalDecision[]).slice(0, 2)).toEqual([{ outcome: "approve" }, { outcome: "approve" }]);
   });
 
+  it("an allow rule without toolName approves only shell calls: another tool whose input carries a command (an MCP tool running it elsewhere) is asked; a deny still matches it", async () => {
+    const remote: ApprovalAsk = {
+      kind: "permission",
+      title: "mcp__ssh__run",
+      toolName: "mcp__ssh__run",
+      input: { command: "git status", host: "prod" },
+    };
+    const allowed = await run([titled("git status"), remote], {
+      approvals: { permission: "ask", rules: [{ commandPrefix: "git status", outcome: "approve" }] },
+    });
+    expect(allowed.requests.map((r) => r.toolName)).toEqual(["mcp__ssh__run"]);
+    const denied = await run([remote], {
+      approvals: { permission: "ask", rules: [{ commandPrefix: "git", outcome: "deny", reason: "no git" }] },
+    });
+    expect(denied.requests).toEqual([]);
+    expect(denied.decisions).toEqual([{ outcome: "deny", reason: "no git" }]);
+  });
+
   it("a rule with neither toolName nor a command or path condition is InvalidPolicyError before launch", async () => {
     const { decisions } = await run([], { approvals: { permission: "ask", rules: [{ outcome: "deny" } as never] } });
     expect(decisions).toBeInstanceOf(InvalidPolicyError);

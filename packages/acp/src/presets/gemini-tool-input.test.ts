@@ -15,11 +15,14 @@ describe("geminiToolInput: gemini-cli 0.61.0's shell call read from its title an
     });
   });
 
-  it("a dir_path and the background flag are kept, so an allow remembered elsewhere does not match", () => {
-    expect(geminiToolInput(shell("npm test", "[in /w/sub] (tests) [background]"), "run_shell_command")).toEqual({
+  it("a dir_path is kept, so an allow remembered elsewhere does not match; a background call's text is kept whole", () => {
+    expect(geminiToolInput(shell("npm test", "[in /w/sub] (tests)"), "run_shell_command")).toEqual({
       command: "npm test",
       dir_path: "/w/sub",
-      is_background: true,
+    });
+    expect(geminiToolInput(shell("npm test", "[in /w/sub] (tests) [background]"), "run_shell_command")).toEqual({
+      command: "npm test",
+      details: "[in /w/sub] (tests) [background]",
     });
   });
 
@@ -31,5 +34,18 @@ describe("geminiToolInput: gemini-cli 0.61.0's shell call read from its title an
   it("another tool, or a call without a title, gives nothing", () => {
     expect(geminiToolInput(shell("a.txt", "x"), "read_file")).toBeUndefined();
     expect(geminiToolInput(shell(""), "run_shell_command")).toBeUndefined();
+  });
+
+  it("a text a folder holding ']' could also give is kept whole as details, so an allow remembered in /w/sub does not match a call in '/w/sub] (x'", () => {
+    // dir_path "/w/sub] (x" with the description "tests", and dir_path "/w/sub" with "x] (tests)", give the same text.
+    expect(geminiToolInput(shell("npm test", "[in /w/sub] (x] (tests)"), "run_shell_command")).toEqual({
+      command: "npm test",
+      details: "[in /w/sub] (x] (tests)",
+    });
+    // dir_path "/w/sub] [background" in the foreground, or "/w/sub" in the background.
+    expect(geminiToolInput(shell("npm test", "[in /w/sub] [background]"), "run_shell_command")).toEqual({
+      command: "npm test",
+      details: "[in /w/sub] [background]",
+    });
   });
 });

@@ -171,22 +171,20 @@ function geminiToolName(call: ToolCallUpdate): string {
  * gemini-cli 0.61.0's shell call as an input, as it sends no `rawInput`: its title is the command
  * exactly (the shell tool's display title), its text content `[in <dir_path>]` or `[current working
  * directory <dir>]`, then ` (<description>)` and ` [background]` when set. Gives `command`, and
- * `dir_path` or `cwd` and `is_background` when the content reads so (else the content's text as
- * `details`, compared whole); undefined for any other tool or a call without a title.
+ * `dir_path` or `cwd` when the content reads so with one `]` (else the content's text as `details`,
+ * compared whole: a folder the model names may hold `]`, so a text holding two, a background call's
+ * included, could name another folder); undefined for any other tool or a call without a title.
  */
 export function geminiToolInput(call: ToolCallUpdate, toolName: string): Record<string, unknown> | undefined {
   if (toolName !== "run_shell_command" || typeof call.title !== "string" || call.title === "") return undefined;
   const first = call.content?.[0];
   const text = first?.type === "content" && first.content.type === "text" ? first.content.text : undefined;
   if (text === undefined) return { command: call.title };
-  const background = text.endsWith(" [background]");
-  const folder = /^\[(in|current working directory) ([^\]\n]*)\](?: \(|$| \[background\]$)/.exec(text);
-  if (folder === null) return { command: call.title, details: text };
-  return {
-    command: call.title,
-    [folder[1] === "in" ? "dir_path" : "cwd"]: folder[2],
-    ...(background ? { is_background: true } : {}),
-  };
+  const folder = /^\[(in|current working directory) ([^\]\n]*)\](?: \(|$)/.exec(text);
+  // A second `]` (a description holding one, or ` [background]`) could also close a folder holding
+  // `]` (`[in /w] (x] (tests)` is `/w] (x` too): the folder is not known, so the text is compared whole.
+  if (folder === null || text.indexOf("]") !== text.lastIndexOf("]")) return { command: call.title, details: text };
+  return { command: call.title, [folder[1] === "in" ? "dir_path" : "cwd"]: folder[2] };
 }
 
 /**

@@ -1,7 +1,7 @@
 import * as path from "node:path";
 import { InvalidOptionError } from "@adaptor/errors";
 import { closestOption } from "@adaptor/errors/internal";
-import { realDirectory } from "@adaptor/driver/kit";
+import { realDirectory, TOOL_NAME_MAX_LENGTH } from "@adaptor/driver/kit";
 import type { ApprovalDecision } from "@adaptor/driver";
 
 /**
@@ -17,9 +17,12 @@ export interface ApprovalRule {
   /**
    * The tool, exactly as the ask names it (`request.toolName`), e.g. `"Bash"`, `"shell"`, `"Edit"`;
    * a deny also matches an ask whose name is a title starting with it and `": "` (an ACP agent
-   * that sends no tool name, only a title such as `"execute_bash: rm -f x"`). May be left out when the rule has a `command` or `commandPrefix`: the rule then applies to
-   * every call that carries a command or is a shell call (an ACP `execute` kind, `Bash`, `shell`,
-   * `terminal/create`), whatever its tool's name (an ACP agent may name a tool by a title, such as
+   * that sends no tool name, only a title such as `"execute_bash: rm -f x"`). An ask's name of 199
+   * characters or more may be a longer one cut to its first 200, which other tools' names may share:
+   * an allow never matches it by name (the call is asked, and it is offered no suggestion), a deny
+   * matches it when it starts the rule's `toolName`. May be left out when the rule has a `command` or `commandPrefix`: the rule then applies to
+   * every shell call (an ACP `execute` kind, `Bash`, `shell`, `terminal/create`), and a deny also to
+   * every other call that carries a command (an MCP tool's), whatever its tool's name (an ACP agent may name a tool by a title, such as
    * `"execute_bash: rm -f x"`). A rule with only a `pathPrefix` must name its tool.
    */
   readonly toolName?: string;
@@ -390,8 +393,13 @@ function insideReally(file: string, folder: string, realFolder: string): boolean
 export function ruleMatches(rule: ApprovalRule, subject: RuleSubject, realFolder?: string, files: "every" | "any" = "every"): boolean {
   if (subject.kind !== "permission" || (rule.toolName !== undefined && !namesTool(rule.toolName, subject.toolName, files === "any")))
     return false;
-  // A rule on every tool compares commands with the calls that run one (or are shell calls).
-  if (rule.toolName === undefined && (rule.command !== undefined || rule.commandPrefix !== undefined) && !isShellCall(subject))
+  // A rule on every tool compares commands with shell calls; a deny also with any call carrying a
+  // command (an allow must not approve another tool that runs it elsewhere, such as an MCP tool's).
+  if (
+    rule.toolName === undefined &&
+    (rule.command !== undefined || rule.commandPrefix !== undefined) &&
+    !(files === "any" ? isShellCall(subject) : isShellTool(subject))
+  )
     return false;
   if (files === "any" && (rule.command !== undefined || rule.commandPrefix !== undefined)) {
     if (!denyMatches(rule, subject.input)) return false;
@@ -431,12 +439,24 @@ export function ruleMatches(rule: ApprovalRule, subject: RuleSubject, realFolder
 }
 
 /**
- * Whether an ask about `asked` is about the tool `toolName`: the same name, or, for a deny
- * (`conservatively`), a name that is a title starting `<toolName>: ` (an ACP agent that sends no
- * tool name, such as Nanocoder's `execute_bash: rm -f x`).
+ * Whether the ask's tool name `asked` may be a longer one the SDK cut to its first
+ * {@link TOOL_NAME_MAX_LENGTH} characters (one fewer at a surrogate pair): other tools' names may
+ * share those characters, so an allow never matches it by name.
+ */
+export function mayBeCutToolName(asked: string | undefined): boolean {
+  return asked !== undefined && asked.length >= TOOL_NAME_MAX_LENGTH - 1;
+}
+
+/**
+ * Whether an ask about `asked` is about the tool `toolName`: the same name (for an allow, not one
+ * that may have been cut: {@link mayBeCutToolName}), or, for a deny (`conservatively`), a name that
+ * is a title starting `<toolName>: ` (an ACP agent that sends no tool name, such as Nanocoder's
+ * `execute_bash: rm -f x`) or the start of a longer `toolName` the ask's name may be cut from.
  */
 function namesTool(toolName: string, asked: string | undefined, conservatively: boolean): boolean {
-  return asked === toolName || (conservatively && asked !== undefined && asked.startsWith(`${toolName}: `));
+  if (asked === undefined) return false;
+  if (!conservatively) return asked === toolName && !mayBeCutToolName(asked);
+  return asked === toolName || asked.startsWith(`${toolName}: `) || (mayBeCutToolName(asked) && toolName.startsWith(asked));
 }
 
 /**
@@ -449,6 +469,11 @@ export function isShellCall(subject: RuleSubject): boolean {
     subject.toolKind === "execute" ||
     (subject.toolName !== undefined && SHELL_TOOLS.includes(subject.toolName))
   );
+}
+
+/** Whether `subject` is a shell tool's call: its ACP kind is `execute`, or its tool is one of {@link SHELL_TOOLS}. */
+function isShellTool(subject: RuleSubject): boolean {
+  return subject.toolKind === "execute" || (subject.toolName !== undefined && SHELL_TOOLS.includes(subject.toolName));
 }
 
 /**
@@ -467,7 +492,9 @@ export function uncomparedBy(rule: ApprovalRule, subject: RuleSubject): string |
 /**
  * The rules a host could remember for the ask `subject`: for a shell command, its exact command;
  * for files, the folder of the first one (when every file is inside it and absolute); else the
- * tool alone. Empty for a `question`, a `plan_review`, an ask about no tool, and a shell call
+ * tool alone; for an ask whose tool name may have been cut ({@link mayBeCutToolName}), only a
+ * shell tool's command, without `toolName`. Empty for a `question`, a `plan_review`, an ask about
+ * no tool, another ask whose tool name may have been cut, and a shell call
  * whose command the ask does not carry (an ACP `execute` call: the tool alone would allow every
  * command).
  */
@@ -475,6 +502,9 @@ export function suggestRules(subject: RuleSubject): ApprovalRule[] {
   const toolName = subject.toolName;
   if (subject.kind !== "permission" || toolName === undefined || toolName === "") return [];
   const command = commandOf(subject.input);
+  // A rule on a name that may have been cut would name every tool sharing its first characters: a
+  // shell call's command is suggested on every shell tool instead.
+  if (mayBeCutToolName(toolName)) return command !== undefined && isShellTool(subject) ? [{ command }] : [];
   if (command !== undefined) return [{ toolName, command }];
   if (isShellCall(subject)) return [];
   const paths = pathsOf(subject.input);
@@ -591,6 +621,11 @@ export function rememberError(
   const shape = ruleShapeError(remember, "remember");
   if (shape) return refuse(shape.field, shape.reason);
   if (ask.kind !== "permission") return refuse("remember", `cannot be remembered for a ${ask.kind} (only permission asks)`);
+  if (outcome === "approve" && (remember as ApprovalRule).toolName !== undefined && mayBeCutToolName(ask.toolName))
+    return refuse(
+      "remember.toolName",
+      `cannot name this tool in an allow: its name is ${TOOL_NAME_MAX_LENGTH} characters or more (a longer name is cut to its first ${TOOL_NAME_MAX_LENGTH}), which other tools' names may share`,
+    );
   // A path rule answering an ask that names no file but a command (an ACP agent's shell tool) can
   // never match it by its files.
   const pathless = pathsOf(ask.input).length === 0;
