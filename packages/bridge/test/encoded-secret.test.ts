@@ -45,4 +45,14 @@ describe("a model API error echoing the host's key, encoded, reaches a bridge cl
     const message = await finishedMessage(`bad proxy state ${unaligned} url ${percent}`);
     expect(message).toBe("API Error: 400 bad proxy state eyJ0b2tlbiI6Il[redacted]In0= url [redacted]");
   });
+
+  it("base64 inside a URL's query, its + and / written %2B and %2F", async () => {
+    // A key whose encoding at every offset holds both a + and a /.
+    const key = "a?b?c>d?e>f?g>h?i";
+    process.env[SECRET_ENV] = key;
+    const state = encodeURIComponent(base64(`k=${key}`));
+    expect(state).toMatch(/%2B.*%2F/);
+    const message = await finishedMessage(`redirect https://proxy.test/cb?state=${state}&n=1 refused`);
+    expect(message).toBe("API Error: 400 redirect https://proxy.test/cb?state=az1[redacted]Q%3D%3D&n=1 refused");
+  });
 });

@@ -92,6 +92,13 @@ function withParent<T extends object>(ask: T, turn: StreamJsonTurn, agentId?: un
   return parent === undefined ? ask : { ...ask, parentToolCallId: parent };
 }
 
+/**
+ * How long a turn ending on a required MCP server not connected waits for Claude Code's answer to
+ * `mcp_status` (the server's reason), in ms: it answers at once; without an answer the turn fails
+ * without the reason.
+ */
+const MCP_REASON_WAIT_MS = 10_000;
+
 /** How long what a turn left running below the CLI may take to end by itself before it is ended, in ms. */
 const BACKGROUND_SETTLE_MS = 500;
 
@@ -602,9 +609,10 @@ export class ClaudeSession implements PooledProcess {
         if (mcp?.failing) {
           // A required server is not connected: the turn ends here, with the CLI's reason for it
           // (unless the run was stopped, when the CLI is shutting down and a server was still starting).
-          const servers = signal.aborted ? mcp.statuses : await this.#mcpErrors(answers, turn, mcp.statuses);
+          const stopped = signal.aborted;
+          const servers = stopped ? mcp.statuses : await this.#mcpErrors(answers, turn, mcp.statuses);
           if (servers.length > 0) sink.emit(mcpStatusNotice(servers, this.#launch.mcpCommandProblems));
-          throw requiredMcpError(mcp.failing, servers, signal.aborted);
+          throw requiredMcpError(mcp.failing, servers, stopped);
         }
         if (mcp) {
           this.#mcpReported = true;
@@ -712,8 +720,8 @@ export class ClaudeSession implements PooledProcess {
    * `statuses` with the `error` of each server as Claude Code's answer to an `mcp_status` control
    * request gives it (e.g. `"Connection closed"`), for a turn that ends on a required server not
    * connected: reads stdout until that answer, skipping the turn's other lines (their run fails).
-   * Without an answer (an error answer, the turn's result or the end of stdout first) `statuses`
-   * are returned as they are.
+   * Without an answer (an error answer, the turn's result or the end of stdout first, or none
+   * within {@link MCP_REASON_WAIT_MS}) `statuses` are returned as they are.
    */
   async #mcpErrors(answers: ControlAnswers, turn: StreamJsonTurn, statuses: readonly McpServerState[]): Promise<readonly McpServerState[]> {
     const id = `adaptor_mcp_status_${randomUUID()}`;
@@ -722,8 +730,30 @@ export class ClaudeSession implements PooledProcess {
       .then(() => true)
       .catch(() => false);
     if (!written) return statuses;
+    // The turn fails either way: a CLI that neither answers nor ends its turn is not waited for
+    // until the stall timeout.
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<undefined>((resolve) => (timer = setTimeout(resolve, MCP_REASON_WAIT_MS, undefined)));
+    try {
+      return await this.#readMcpAnswer(answers, turn, statuses, id, late);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** {@link ClaudeSession.#mcpErrors}'s read of stdout until the answer to `id`, or `late`. */
+  async #readMcpAnswer(
+    answers: ControlAnswers,
+    turn: StreamJsonTurn,
+    statuses: readonly McpServerState[],
+    id: string,
+    late: Promise<undefined>,
+  ): Promise<readonly McpServerState[]> {
     for (;;) {
-      const text = await nextLine(this.#lines, undefined, turn);
+      const next = nextLine(this.#lines, undefined, turn);
+      // A read still pending when `late` wins ends with the process, unread.
+      next.catch(() => undefined);
+      const text = await Promise.race([next, late]);
       if (text === undefined) return statuses;
       const line = parseLine(text);
       const message = line.kind === "json" ? (line.value as Record<string, unknown> | null) : null;

@@ -1,3 +1,4 @@
+import { spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -45,6 +46,24 @@ describe("checkStdioServerCommands", () => {
         declared: "command not found: only-here-mcp",
         plain: expect.stringMatching(/^command cannot be started: not-executable \(/) as unknown,
       });
+    },
+  );
+
+  it.skipIf(process.platform === "win32")(
+    "an empty PATH entry is the working directory, as env's execvp reads it: a required server whose command is found there is not refused",
+    async () => {
+      for (const PATH of ["/usr/bin:/bin:", "/usr/bin::/bin", ""]) {
+        // The wrapper the CLI starts finds it there.
+        const started = spawnSync("/usr/bin/env", ["--", "only-here-mcp"], { cwd: dir, env: { PATH } });
+        expect(started.error).toBeUndefined();
+        expect(started.status).toBe(0);
+        await expect(
+          checkStdioServerCommands([stdio("cwd", "only-here-mcp", { required: true, env: { PATH } })], cliEnv, dir),
+        ).resolves.toEqual(new Map());
+      }
+      // Elsewhere it is still missing.
+      const problems = await checkStdioServerCommands([stdio("cwd", "only-here-mcp", { env: { PATH: "/usr/bin:" } })], cliEnv, tmpdir());
+      expect(Object.fromEntries(problems)).toEqual({ cwd: "command not found: only-here-mcp" });
     },
   );
 

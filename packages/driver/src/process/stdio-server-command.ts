@@ -1,3 +1,4 @@
+import { delimiter } from "node:path";
 import { DriverError, ErrCode } from "@adaptor/errors";
 import type { McpServerConfig } from "../spi/mcp-server.js";
 import { MCP_CONNECT_OP } from "../spi/mcp-server.js";
@@ -10,7 +11,8 @@ import { resolveExecutable } from "./resolve-executable.js";
  * `command not found: /opt/mcp/files-server`. A command with a `/` is a path (resolved against
  * `cwd`, where the CLI starts its servers); a bare name is looked up on the `PATH` the server will
  * get (its declared `env.PATH`, else the CLI's, which every server keeps unless its `inheritEnv`
- * is `false`: such a server's command is not checked, nor any when the CLI's `PATH` is unknown).
+ * is `false`: such a server's command is not checked, nor any when the CLI's `PATH` is unknown;
+ * an empty entry is `cwd`, as `execvp` reads it).
  *
  * Checked here because a CLI cannot say it: every stdio server is started through `/usr/bin/env`
  * (`isolateStdioServer`), so the CLI always starts `env`, whose "No such file or directory" goes
@@ -36,7 +38,7 @@ export async function checkStdioServerCommands(
     if (server.transport !== "stdio") continue;
     const path = server.env?.PATH ?? (server.inheritEnv === false ? undefined : cliEnv.PATH);
     if (path === undefined && !server.command.includes("/")) continue;
-    const problem = await commandProblem(server.command, cwd, path);
+    const problem = await commandProblem(server.command, cwd, path === undefined ? undefined : execvpPath(path));
     if (problem === undefined) continue;
     if (server.required === true) {
       throw new DriverError({ op: MCP_CONNECT_OP, device: server.name, code: ErrCode.DeviceDisconnected, cause: problem });
@@ -59,6 +61,17 @@ export function withStdioCommandProblems(
     const problem = server.status === "connected" ? undefined : problems?.get(server.name);
     return problem === undefined ? { ...server } : { ...server, error: problem };
   });
+}
+
+/**
+ * `path` as `execvp` searches it (the `env` wrapper starts the server with it): an empty entry (a
+ * leading, trailing or doubled separator, or an empty `PATH`) is the working directory.
+ */
+function execvpPath(path: string): string {
+  return path
+    .split(delimiter)
+    .map((dir) => (dir === "" ? "." : dir))
+    .join(delimiter);
 }
 
 /** Why `command` would not start (`undefined`: an executable file answers to it). */

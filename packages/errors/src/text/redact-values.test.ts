@@ -90,6 +90,47 @@ describe("redactValues", () => {
     expect(redactValues("token Zq9s\\/Wk3\\u002cLm7=Pp2xY", [secret])).toBe("token Zq9s\\/Wk3\\u002cLm7=Pp2xY");
   });
 
+  it("finds a space written as plus in a URL-encoded value when the text holds no percent escape", () => {
+    expect(redactValues("login?pw=correct+horse+battery+staple&n=1", ["correct horse battery staple"])).toBe("login?pw=[redacted]&n=1");
+    // A plus that is not a space's is left.
+    expect(redactValues("a+b=c", ["a b=c d"])).toBe("a+b=c");
+  });
+
+  it("finds a value base64-encoded inside a URL or a JSON string whose plus and slash are escaped there (%2B, %2f, backslash-slash, backslash-u)", () => {
+    // Its encodings at every offset hold both a plus and a slash.
+    const secret = "a?b?c>d?e>f?g>h?i";
+    const base64 = (text: string) => Buffer.from(text).toString("base64");
+    const written = [
+      `q=${encodeURIComponent(base64(`k=${secret}`))}&n=1`,
+      `q=${encodeURIComponent(base64(`k=${secret}`)).replace(/%[0-9A-F]{2}/g, (escape) => escape.toLowerCase())}&n=1`,
+      `q=${encodeURIComponent(base64(secret))}&n=1`,
+      JSON.stringify({ auth: base64(`user:${secret}`) }).replace(/\//g, "\\/"),
+      JSON.stringify({ auth: base64(`ab${secret}`) })
+        .replace(/\//g, "\\u002F")
+        .replace(/\+/g, "\\u002b"),
+    ];
+    expect(written.every((text) => /%2[bf]|\\\/|\\u002/i.test(text))).toBe(true);
+    for (const text of written) {
+      const out = redactValues(text, [secret]);
+      expect(out).toContain("[redacted]");
+      // What is left of each base64 run decodes to no third of the secret.
+      for (const run of decodeURIComponent(
+        out
+          .replace(/\\\//g, "/")
+          .replace(/\\u002f/gi, "/")
+          .replace(/\\u002b/gi, "+"),
+      ).match(/[A-Za-z0-9+/=]{4,}/g) ?? []) {
+        expect(Buffer.from(run, "base64").toString("latin1")).not.toContain(secret.slice(0, 6));
+      }
+    }
+    expect(redactValues(`q=${encodeURIComponent(base64(secret))}&n=1`, [secret])).toBe("q=[redacted]%3D&n=1");
+    // Letters keep their case: the same text with its letters' case changed is not the value's.
+    const swapped = encodeURIComponent(base64(`k=${secret}`)).replace(/[a-z]/gi, (c) =>
+      c === c.toLowerCase() ? c.toUpperCase() : c.toLowerCase(),
+    );
+    expect(redactValues(swapped, [secret])).toBe(swapped);
+  });
+
   it("writes the given marker in place of every form, as it is (a `$&` in it is not a replacement pattern)", () => {
     const secret = "tok-Echoed-42";
     const text = `a ${secret} b ${secret.toUpperCase()} c ${Buffer.from(secret).toString("base64")} d`;

@@ -6,6 +6,13 @@ interface ValueForms {
    * text, the stable middle of its encoding there; each distinct, longest first.
    */
   readonly exact: readonly string[];
+  /**
+   * The base64 forms of {@link exact} that hold a `+` or `/`, each of those characters also as URL
+   * encoding writes it (`%2B`, `%2F`, hex digits in either case) or a JSON string may (`\/`,
+   * `\u002b`, `\u002f`): an encoded value inside a URL's query or a JSON body. Undefined when no form
+   * holds one.
+   */
+  readonly base64Escaped: RegExp | undefined;
   /** The value in lower case, for a case-insensitive search; undefined when it has no cased letter. */
   readonly lower: string | undefined;
   /** The value matched in any case (its characters escaped); undefined with {@link lower}. */
@@ -99,6 +106,21 @@ function base64Middles(bytes: Buffer): string[] {
   return middles;
 }
 
+/** How URL encoding or a JSON string may write the two base64 characters that are not letters or digits. */
+const BASE64_ESCAPES: Readonly<Record<string, string>> = {
+  "+": String.raw`(?:\+|%2[bB]|\\u002[bB])`,
+  "/": String.raw`(?:\/|%2[fF]|\\\/|\\u002[fF])`,
+};
+
+/** A pattern matching each of `forms` (base64 text, longest first) with its `+` and `/` escaped or not; undefined when none holds one. */
+function base64EscapedPattern(forms: readonly string[]): RegExp | undefined {
+  const sources = forms
+    .filter((form) => form.includes("+") || form.includes("/"))
+    .map((form) => [...form].map((char) => BASE64_ESCAPES[char] ?? literalSource(char)).join(""));
+  // Case-sensitive: base64 letters are not interchangeable (the escapes list both cases themselves).
+  return sources.length > 0 ? new RegExp(sources.join("|"), "g") : undefined;
+}
+
 /** The forms of values seen lately (a host has a few secrets; cleared past {@link FORMS_KEPT}). */
 const formsSeen = new Map<string, ValueForms>();
 const FORMS_KEPT = 256;
@@ -116,6 +138,7 @@ function formsOf(value: string): ValueForms {
   forms = {
     // Longest first, so a form that contains another is replaced whole.
     exact: exact.sort((a, b) => b.length - a.length),
+    base64Escaped: base64EscapedPattern(exact.filter((form) => form !== value)),
     lower: cased ? lower : undefined,
     anyCase: cased ? new RegExp(value.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"), "giu") : undefined,
     urlEncoded: urlEncodedPattern(value),
@@ -137,10 +160,11 @@ export const REDACTED = "[redacted]";
  * base64-encoded (standard or URL-safe, padded or not, on its own or inside a longer encoded text
  * such as `{"token":"…"}`, `key=…` or a `data:` URL's payload, at whichever byte offset it starts:
  * there the characters that encode only the value's bytes are replaced, and the one or two at each
- * end that also encode a neighbouring byte are left) and as a JSON string writes it (any
- * character as its `\uXXXX` escape, `/` as `\/`, a quote or backslash escaped: a remote's JSON
- * body echoing it). A shifted base64 form is looked for only when it is at least 6 characters
- * long (a value of 5 bytes or more). Empty values are skipped (they would match everywhere).
+ * end that also encode a neighbouring byte are left; inside a URL or a JSON string also with its
+ * `+` and `/` written `%2B`, `%2F` (hex digits in either case), `\/`, `\u002b` or `\u002f`) and as
+ * a JSON string writes it (any character as its `\uXXXX` escape, `/` as `\/`, a quote or
+ * backslash escaped: a remote's JSON body echoing it). A shifted base64 form is looked for only
+ * when it is at least 6 characters long (a value of 5 bytes or more). Empty values are skipped (they would match everywhere).
  * @param marker what replaces each occurrence; default {@link REDACTED}.
  */
 export function redactValues(text: string, values: readonly string[], marker = REDACTED): string {
@@ -162,10 +186,18 @@ export function redactValues(text: string, values: readonly string[], marker = R
       lower = undefined;
     }
   }
-  // A value in a URL may be written with `%XX` escapes: looked for only when the text holds one.
-  if (out.includes("%")) {
+  // A base64 form in a URL or a JSON string may have its `+` and `/` escaped, and a value in a
+  // URL may be written with `%XX` escapes or a space as `+`: each looked for only when the text
+  // holds an escape or a `+`.
+  if (out.includes("%") || out.includes("\\")) {
     for (const value of values) {
-      if (value === "") continue;
+      const pattern = value === "" ? undefined : formsOf(value).base64Escaped;
+      if (pattern !== undefined) out = out.replace(pattern, () => marker);
+    }
+  }
+  if (out.includes("%") || out.includes("+")) {
+    for (const value of values) {
+      if (value === "" || (!out.includes("%") && !value.includes(" "))) continue;
       out = out.replace(formsOf(value).urlEncoded, () => marker);
     }
   }
