@@ -129,6 +129,29 @@ describe("forkClaudeSession", () => {
     expect((await readdir(folder)).sort()).toEqual([`${SESSION}.jsonl`, `${atResult}.jsonl`, `${whole}.jsonl`].sort());
   });
 
+  it("a progress line's id ends the fork at the entry it hangs from: a branch the file holds between them is not copied (as the Claude Agent SDK forks it)", async () => {
+    // The conversation was rewound after the first reply: a dead branch (u(3), u(4)), then a
+    // progress line and the live branch, all hanging from the first reply.
+    const { home: dir, folder } = await home([
+      prompt(1, null, "first"),
+      reply(2, 1, "msg_1", [{ type: "text", text: "one" }]),
+      prompt(3, 2, "second, rewound"),
+      reply(4, 3, "msg_2", [{ type: "text", text: "two, rewound" }]),
+      entry(u(5), u(2), { type: "progress", data: { type: "hook_progress" } }),
+      entry(u(6), u(5), { type: "progress", data: { type: "hook_progress" } }),
+      prompt(7, 2, "second"),
+      reply(8, 7, "msg_3", [{ type: "text", text: "two" }]),
+    ]);
+    const config = { configDir: dir };
+    const forkId = (await forkClaudeSession(config, { sessionId: SESSION, upToMessageId: u(6) }))!;
+    expect((await forkLines(folder, forkId)).map((line) => line.forkedFrom && (line.forkedFrom as Line).messageUuid)).toEqual([
+      u(1),
+      u(2),
+      undefined,
+    ]);
+    expect((await readClaudeMessages(config, { sessionId: forkId, limit: 10 }))!.messages.map((m) => m.text)).toEqual(["first", "one"]);
+  });
+
   it("an id that is no entry of the conversation (a reply's API message id is none) is InvalidOptionError; nothing is written", async () => {
     const { home: dir, folder } = await home(TRANSCRIPT);
     for (const upToMessageId of [u(99), "msg_a"]) {

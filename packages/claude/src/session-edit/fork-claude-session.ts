@@ -71,6 +71,24 @@ function messageEnd(content: Buffer, messageId: string): string {
   return messageId;
 }
 
+/**
+ * Where a fork cut at `entries[at]` ends: there, or for a progress line (never copied) at its
+ * nearest ancestor the fork keeps, so that what the file holds between them (another branch of
+ * the conversation) is not copied and the fork resumes from that ancestor. -1 for none.
+ */
+function keptEnd(entries: readonly Entry[], at: number): number {
+  if (at < 0 || entries[at]!.type !== "progress") return at;
+  const index = new Map(entries.slice(0, at).map((entry, i) => [entry.uuid, i]));
+  // Each step goes to an earlier line (a parent is written before its child): a forged loop ends.
+  for (let i = at; ;) {
+    const parent = entries[i]!.parentUuid;
+    const next = typeof parent === "string" ? index.get(parent) : undefined;
+    if (next === undefined || next >= i) return -1;
+    if (entries[next]!.type !== "progress") return next;
+    i = next;
+  }
+}
+
 /** The new uuid of the nearest ancestor of `parent` the fork keeps (progress lines are left out), or `null`. */
 function keptParent(parent: unknown, byUuid: ReadonlyMap<string, Entry>, ids: ReadonlyMap<string, string>): string | null {
   const seen = new Set<string>();
@@ -131,7 +149,8 @@ function forkLines(source: ForkSource, sessionId: string, forkId: string, cut: n
  * chain kept on the new ones, marked `forkedFrom` its original; through the message
  * `query.upToMessageId` (`SessionMessage.id`), whole as `getSessionMessages` shows it (a reply's
  * blocks and its tool results; an id of another entry of the conversation, such as one of the
- * Claude Agent SDK's message uuids, ends it at that entry); then a `custom-title` entry, the title
+ * Claude Agent SDK's message uuids, ends it at that entry; a progress line's, at the entry it hangs
+ * from); then a `custom-title` entry, the title
  * `query.title`, else the original's (as `getSessionInfo` gives it) and `" (fork)"`. File-history
  * snapshots, progress lines and the original's other lines are not copied. `claude --resume <new
  * id>` continues the fork; the original is not touched. No process is started.
@@ -166,8 +185,11 @@ export async function forkClaudeSession(
   let cut = source.entries.length - 1;
   if (query.upToMessageId !== undefined) {
     const end = messageEnd(content, query.upToMessageId);
-    cut = source.entries.findIndex((entry) => entry.uuid === end);
-    if (cut < 0 || !source.entries.slice(0, cut + 1).some((entry) => entry.type !== "progress"))
+    cut = keptEnd(
+      source.entries,
+      source.entries.findIndex((entry) => entry.uuid === end),
+    );
+    if (cut < 0)
       throw new InvalidOptionError({
         subject: "forkSession arguments",
         field: "upToMessageId",
