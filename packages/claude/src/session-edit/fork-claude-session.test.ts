@@ -152,6 +152,28 @@ describe("forkClaudeSession", () => {
     expect((await readClaudeMessages(config, { sessionId: forkId, limit: 10 }))!.messages.map((m) => m.text)).toEqual(["first", "one"]);
   });
 
+  it("as Claude Code forks: a prompt's turn attribution key is dropped, a model refusal's fallback is neutralized, a reply names the session its request was made in, the atis latch and tools used are carried", async () => {
+    const { home: dir, folder } = await home([
+      { ...prompt(1, null, "first"), turnAttributionKey: u(1) },
+      entry(u(2), u(1), { type: "system", subtype: "model_refusal_fallback", fallbackModel: "claude-opus-4-1" }),
+      reply(3, 2, "msg_1", [{ type: "text", text: "one" }]),
+      { type: "atis-latch", sessionId: SESSION, atis: "a1" },
+      { type: "tools-used", sessionId: SESSION, tools: ["Bash"] },
+    ]);
+    const forkId = (await forkClaudeSession({ configDir: dir }, { sessionId: SESSION }))!;
+    const lines = await forkLines(folder, forkId);
+    expect(lines.slice(3)).toEqual([
+      { type: "atis-latch", sessionId: forkId, atis: "a1" },
+      { type: "tools-used", sessionId: forkId, tools: ["Bash"] },
+      { type: "custom-title", customTitle: "first (fork)", sessionId: forkId },
+    ]);
+    const [user, system, assistant] = lines as [Line, Line, Line];
+    expect("turnAttributionKey" in user).toBe(false);
+    expect(system).toMatchObject({ subtype: "model_refusal_fallback", neutralizedByFork: true });
+    expect(assistant.requestSessionId).toBe(SESSION);
+    expect("requestSessionId" in user).toBe(false);
+  });
+
   it("an id that is no entry of the conversation (a reply's API message id is none) is InvalidOptionError; nothing is written", async () => {
     const { home: dir, folder } = await home(TRANSCRIPT);
     for (const upToMessageId of [u(99), "msg_a"]) {

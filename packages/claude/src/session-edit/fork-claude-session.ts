@@ -21,6 +21,9 @@ type Entry = Record<string, unknown> & { readonly uuid: string; readonly type: s
 interface ForkSource {
   readonly entries: readonly Entry[];
   readonly replacements: readonly unknown[];
+  /** The session's last `atis-latch` value and `tools-used` list, carried by the fork as Claude Code carries them. */
+  readonly atisLatch?: string;
+  readonly toolsUsed?: readonly string[];
 }
 
 /** Calls `onLine` with each line of `content` (without its newline) and where it begins, never making one string of the whole file. */
@@ -37,6 +40,8 @@ function eachLine(content: Buffer, onLine: (line: Buffer, offset: number) => voi
 function parseTranscript(content: Buffer, sessionId: string): ForkSource {
   const entries: Entry[] = [];
   const replacements: unknown[] = [];
+  let atisLatch: string | undefined;
+  let toolsUsed: string[] | undefined;
   eachLine(content, (line) => {
     let value: unknown;
     try {
@@ -49,8 +54,17 @@ function parseTranscript(content: Buffer, sessionId: string): ForkSource {
     if (MESSAGE_TYPES.has(json.type) && typeof json.uuid === "string" && json.isSidechain !== true) entries.push(json as Entry);
     else if (json.type === "content-replacement" && json.sessionId === sessionId && Array.isArray(json.replacements))
       replacements.push(...(json.replacements as unknown[]));
+    else if (
+      json.type === "atis-latch" &&
+      json.sessionId === sessionId &&
+      typeof json.atis === "string" &&
+      /^[\x21-\x7e]*$/.test(json.atis)
+    )
+      atisLatch = json.atis;
+    else if (json.type === "tools-used" && json.sessionId === sessionId && Array.isArray(json.tools))
+      toolsUsed = json.tools.filter((tool): tool is string => typeof tool === "string" && tool !== "");
   });
-  return { entries, replacements };
+  return { entries, replacements, ...(atisLatch !== undefined ? { atisLatch } : {}), ...(toolsUsed !== undefined ? { toolsUsed } : {}) };
 }
 
 /**
@@ -102,11 +116,17 @@ function keptParent(parent: unknown, byUuid: ReadonlyMap<string, Entry>, ids: Re
   return null;
 }
 
+/** The session a reply's request was made in, as its entry records it (a fork's reply: the session it was forked from). */
+function requestSession(entry: Entry): string | undefined {
+  const forkedFrom = entry.forkedFrom as { sessionId?: unknown } | undefined;
+  return [entry.requestSessionId, forkedFrom?.sessionId, entry.sessionId].find((id): id is string => typeof id === "string");
+}
+
 /**
  * The fork's lines: the entries (through `upTo`'s message, inclusive) with new uuids, their
  * `parentUuid` chain kept on the new ones (progress lines left out and stepped over), each marked
  * `forkedFrom` its original; the last stamped now, so the CLI resumes from it; then the tool-output
- * replacements and the title.
+ * replacements, the session's `atis-latch` and `tools-used` lines, and the title.
  */
 function forkLines(source: ForkSource, sessionId: string, forkId: string, cut: number, title: string): string[] {
   const taken = source.entries.slice(0, cut + 1);
@@ -124,6 +144,12 @@ function forkLines(source: ForkSource, sessionId: string, forkId: string, cut: n
       forkedFrom: { sessionId, messageUuid: entry.uuid },
     };
     if (i === kept.length - 1) copy.timestamp = now;
+    // As Claude Code forks a session: a turn's attribution key stays the original's turn's, a model
+    // refusal's fallback is not restored on the fork's resume, and a reply keeps the session its
+    // request was made in.
+    delete copy.turnAttributionKey;
+    if (entry.type === "system" && entry.subtype === "model_refusal_fallback") copy.neutralizedByFork = true;
+    if (entry.type === "assistant") copy.requestSessionId = requestSession(entry) ?? sessionId;
     if (typeof entry.logicalParentUuid === "string") copy.logicalParentUuid = ids.get(entry.logicalParentUuid) ?? null;
     if (typeof entry.sourceToolAssistantUUID === "string") copy.sourceToolAssistantUUID = ids.get(entry.sourceToolAssistantUUID);
     return JSON.stringify(copy);
@@ -138,6 +164,8 @@ function forkLines(source: ForkSource, sessionId: string, forkId: string, cut: n
         timestamp: now,
       }),
     );
+  if (source.atisLatch !== undefined) lines.push(JSON.stringify({ type: "atis-latch", sessionId: forkId, atis: source.atisLatch }));
+  if (source.toolsUsed !== undefined) lines.push(JSON.stringify({ type: "tools-used", sessionId: forkId, tools: source.toolsUsed }));
   lines.push(JSON.stringify({ type: "custom-title", customTitle: title, sessionId: forkId }));
   return lines;
 }
