@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { runDriver } from "@adaptor/driver/testing";
 import { processGone } from "@adaptor/driver/kit";
-import { geminiTestEnv, startGeminiServer, whenUserSays, type GeminiServer, type GeminiTestEnv } from "@adaptor/testkit";
+import { geminiTestEnv, startGeminiServer, whenGeminiPromptSays, type GeminiServer, type GeminiTestEnv } from "@adaptor/testkit";
 import { gemini } from "../src/index.js";
 import { GEMINI_TEST_MODEL } from "./support.js";
 
@@ -19,7 +19,7 @@ afterEach(async () => {
 
 describe("an ACP run stopped before its prompt (real binary)", { timeout: 60_000 }, () => {
   it("rejects with the stop's reason, no model request goes out and the process is gone", async () => {
-    server = await startGeminiServer({ rules: [{ when: whenUserSays("echo it"), reply: { text: "done" } }] });
+    server = await startGeminiServer({ rules: [{ when: whenGeminiPromptSays("echo it"), reply: { text: "done" } }] });
     env = await geminiTestEnv({ server });
     const driver = gemini({ cwd: env.workDir, env: env.env, inheritEnv: false, model: GEMINI_TEST_MODEL });
     const run = await runDriver(
