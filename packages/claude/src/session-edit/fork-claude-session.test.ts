@@ -174,6 +174,19 @@ describe("forkClaudeSession", () => {
     expect("requestSessionId" in user).toBe(false);
   });
 
+  it("a forged parentUuid loop ends: the fork is made, and a cut at a loop of progress lines is InvalidOptionError", async () => {
+    const { home: dir } = await home([
+      prompt(1, 2, "first"),
+      reply(2, 1, "msg_1", [{ type: "text", text: "one" }]),
+      entry(u(3), u(4), { type: "progress", data: {} }),
+      entry(u(4), u(3), { type: "progress", data: {} }),
+    ]);
+    const config = { configDir: dir };
+    expect(await forkClaudeSession(config, { sessionId: SESSION })).toEqual(expect.any(String));
+    const err = await forkClaudeSession(config, { sessionId: SESSION, upToMessageId: u(4) }).catch((e: unknown) => e);
+    expect(findError(err, InvalidOptionError)).toMatchObject({ field: "upToMessageId" });
+  });
+
   it("an id that is no entry of the conversation (a reply's API message id is none) is InvalidOptionError; nothing is written", async () => {
     const { home: dir, folder } = await home(TRANSCRIPT);
     for (const upToMessageId of [u(99), "msg_a"]) {
