@@ -149,6 +149,33 @@ describe("claude: forkSession (real binary)", { timeout: 240_000 }, () => {
     expect((await a.agent.getSessionMessages(id)).messages.map((m) => m.text)).toEqual(original.map((m) => m.text));
   });
 
+  it("the fork's lines are the Claude Agent SDK's forkSession's, key by key but for new ids and times, and its parent chain the same", async () => {
+    const a = await home();
+    const thread = a.agent.thread("original");
+    const id = (await thread.run("first turn alpha")).sessionId!;
+    await thread.run("second turn beta");
+    const upToMessageId = (await a.agent.getSessionMessages(id)).messages[1]!.id!;
+    const ours = (await a.agent.forkSession(id, { upToMessageId })).sessionId;
+    const theirs = (
+      (await peer(a.env, `sdk.forkSession(${JSON.stringify(id)}, ${JSON.stringify({ upToMessageId })})`)) as { sessionId: string }
+    ).sessionId;
+    const all = await transcripts(a.env);
+    const lines = (sessionId: string): Record<string, unknown>[] =>
+      [...all]
+        .find(([path]) => path.endsWith(`/${sessionId}.jsonl`))![1]
+        .trimEnd()
+        .split("\n")
+        .map((line) => JSON.parse(line) as Record<string, unknown>);
+    // What differs by nature: the new ids, the stamp of the last entry, the fork's own session id.
+    const comparable = (forked: Record<string, unknown>[]): unknown[] =>
+      forked.map((line) => {
+        const rest: Record<string, unknown> = { ...line };
+        for (const key of ["uuid", "parentUuid", "logicalParentUuid", "timestamp", "sessionId"]) delete rest[key];
+        return { ...rest, parent: forked.findIndex((other) => other.uuid !== undefined && other.uuid === line.parentUuid) };
+      });
+    expect(comparable(lines(ours))).toEqual(comparable(lines(theirs)));
+  });
+
   it("a fork without upToMessageId copies the whole conversation under the title given", async () => {
     const a = await home();
     const thread = a.agent.thread("original");

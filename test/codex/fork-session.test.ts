@@ -1,4 +1,6 @@
 import { randomUUID } from "node:crypto";
+import { readdir } from "node:fs/promises";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { MemoryThreadStore } from "@adaptor/threadstore";
 import { startOpenAIServer, type OpenAIServer } from "@adaptor/testkit";
@@ -74,5 +76,34 @@ describe("codex: forkSession (real binary)", { timeout: 240_000 }, () => {
       });
     expect(isError(await failure(a.agent.forkSession(randomUUID())), ErrResumeRejected)).toBe(true);
     expect((await a.agent.listSessions()).sessions.length).toBe(threads);
+  });
+
+  it("a signal aborted once codex wrote the fork does not hide it: the call answers the fork's id, titled, and no other fork is made", async () => {
+    const s = await server();
+    const a = await codexHost(s, new MemoryThreadStore(), track);
+    const id = (await a.agent.thread("original").run("first turn [m-alpha]")).sessionId!;
+    const sessions = join(a.env.env.CODEX_HOME!, "sessions");
+    const rollouts = async (): Promise<string[]> =>
+      (await readdir(sessions, { recursive: true })).filter((name) => name.endsWith(".jsonl")).map(String);
+    const before = new Set(await rollouts());
+    const controller = new AbortController();
+    // Aborted as soon as the fork's rollout file is there (codex writes it at thread/fork).
+    let watching = true;
+    const watch = (async () => {
+      while (watching && !controller.signal.aborted) {
+        if ((await rollouts()).some((name) => !before.has(name))) controller.abort(new Error("stopped after the fork"));
+        else await new Promise((resolve) => setImmediate(resolve));
+      }
+    })();
+    const result = await a.agent.forkSession(id, { signal: controller.signal }).then(
+      (fork) => fork,
+      (e: unknown) => e,
+    );
+    watching = false;
+    await watch;
+    expect(result).toMatchObject({ sessionId: expect.any(String) });
+    const forked = (result as { sessionId: string }).sessionId;
+    expect(await a.agent.getSessionInfo(forked)).toMatchObject({ title: "first turn [m-alpha] (fork)", forkedFrom: id });
+    expect((await a.agent.listSessions()).sessions.map((session) => session.sessionId).sort()).toEqual([id, forked].sort());
   });
 });

@@ -23,6 +23,20 @@ async function childOf(pid: number): Promise<number> {
   }
 }
 
+/** The children of `pid` now. */
+function childrenOf(pid: number): number[] {
+  try {
+    return readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8").trim().split(" ").filter(Boolean).map(Number);
+  } catch {
+    return [];
+  }
+}
+
+/** Every process below `pid` now. */
+function descendantsOf(pid: number): number[] {
+  return childrenOf(pid).flatMap((child) => [child, ...descendantsOf(child)]);
+}
+
 const server = (name: string) => mcpStdio(name, process.execPath, { args: ["-e", "process.stdin.resume()"] });
 
 describe.runIf(process.platform === "linux")("stdioServersNotRunning", () => {
@@ -66,6 +80,20 @@ describe.runIf(process.platform === "linux")("stdioServersNotRunning", () => {
     const pid = started.pid!;
     const fork = (forked = await childOf(pid));
     const missing = await stdioServersNotRunning({ listDescendants: async () => [pid, fork] }, [server("fx")]);
+    expect(missing).toEqual([]);
+  });
+
+  it("a launcher that starts the server as a new process after the agent's processes were listed: they are listed again, and the server found", async () => {
+    // The shell names the tag on its command line and, after a moment, forks `env` (no exec): the
+    // server is a process that did not exist when the check began.
+    started = spawn(
+      "/bin/sh",
+      ["-c", `sleep 0.5; /usr/bin/env ${MCP_SERVER_NAME_VAR}=fx "$0" -e "setInterval(() => {}, 1000)"; true`, process.execPath],
+      { stdio: "ignore", env: { PWD: "/" } },
+    );
+    const pid = started.pid!;
+    const missing = await stdioServersNotRunning({ listDescendants: async () => [pid, ...descendantsOf(pid)] }, [server("fx")]);
+    forked = childrenOf(pid).find((child) => readFileSync(`/proc/${child}/cmdline`, "utf8").includes("setInterval"));
     expect(missing).toEqual([]);
   });
 

@@ -24,7 +24,8 @@ const EXEC_SETTLE_STEP_MS = 25;
  * that ended. ACP reports no MCP server status; the agent's processes, read from `/proc` after its
  * turn ended, are what the host can rely on. A process still handing over to a program (its
  * environment reads empty, or is a launcher's or its parent's: see {@link EXEC_SETTLE_MS}) is read
- * again, for at most {@link EXEC_SETTLE_MS}, before a server is called missing. Undefined
+ * again, with the agent's processes listed anew (a launcher may start the server as a new process),
+ * for at most {@link EXEC_SETTLE_MS}, before a server is called missing. Undefined
  * where the agent's processes cannot be listed (not Linux).
  */
 export async function stdioServersNotRunning(
@@ -33,14 +34,17 @@ export async function stdioServersNotRunning(
 ): Promise<McpServerConfig[] | undefined> {
   const stdio = servers.filter((server) => server.transport === "stdio");
   if (stdio.length === 0) return [];
-  const live = await child.listDescendants?.();
+  let live = await child.listDescendants?.();
   if (live === undefined) return undefined;
   const deadline = Date.now() + EXEC_SETTLE_MS;
-  for (;;) {
+  for (let round = 0; ; round++) {
+    // Listed again each round: a launcher may start the server as a process of its own (a fork, not an exec).
+    if (round > 0) live = (await child.listDescendants?.()) ?? [];
+    const pids = live;
     let unsettled = false;
     const missing = stdio.filter((server) => {
       const entry = `${MCP_SERVER_NAME_VAR}=${server.name}`;
-      return !live.some((pid) => {
+      return !pids.some((pid) => {
         const state = processEnvEntry(pid, entry);
         if (state === "empty" || (state === "lacks" && processHandingOver(pid, entry))) unsettled = true;
         return state === "has";

@@ -387,7 +387,9 @@ export class Agent implements AsyncDisposable {
    * of any entry of the conversation (the Claude Agent SDK's message uuids) and ends there.
    * @param options.title - the fork's title, as {@link renameSession} takes it; absent: the
    * original's title ({@link getSessionInfo}'s, else `"Forked session"`) and `" (fork)"`.
-   * @param options.signal - aborts the call (rejects with its reason), before the fork is written.
+   * @param options.signal - aborts the call (rejects with its reason), before the fork is written
+   * (Codex: before `thread/fork` is sent; an abort after it does not stop the call, which answers
+   * the fork's id rather than hide a fork codex made).
    * `close()` aborts a call in flight too.
    * @returns `{ sessionId }`, the fork's id.
    * @throws InvalidOptionError (subject `"forkSession arguments"`, field `sessionId`, `options`,

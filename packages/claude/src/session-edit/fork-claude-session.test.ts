@@ -129,6 +129,64 @@ describe("forkClaudeSession", () => {
     expect((await readdir(folder)).sort()).toEqual([`${SESSION}.jsonl`, `${atResult}.jsonl`, `${whole}.jsonl`].sort());
   });
 
+  it("a progress line's id ends the fork at the entry it hangs from: a branch the file holds between them is not copied (as the Claude Agent SDK forks it)", async () => {
+    // The conversation was rewound after the first reply: a dead branch (u(3), u(4)), then a
+    // progress line and the live branch, all hanging from the first reply.
+    const { home: dir, folder } = await home([
+      prompt(1, null, "first"),
+      reply(2, 1, "msg_1", [{ type: "text", text: "one" }]),
+      prompt(3, 2, "second, rewound"),
+      reply(4, 3, "msg_2", [{ type: "text", text: "two, rewound" }]),
+      entry(u(5), u(2), { type: "progress", data: { type: "hook_progress" } }),
+      entry(u(6), u(5), { type: "progress", data: { type: "hook_progress" } }),
+      prompt(7, 2, "second"),
+      reply(8, 7, "msg_3", [{ type: "text", text: "two" }]),
+    ]);
+    const config = { configDir: dir };
+    const forkId = (await forkClaudeSession(config, { sessionId: SESSION, upToMessageId: u(6) }))!;
+    expect((await forkLines(folder, forkId)).map((line) => line.forkedFrom && (line.forkedFrom as Line).messageUuid)).toEqual([
+      u(1),
+      u(2),
+      undefined,
+    ]);
+    expect((await readClaudeMessages(config, { sessionId: forkId, limit: 10 }))!.messages.map((m) => m.text)).toEqual(["first", "one"]);
+  });
+
+  it("as Claude Code forks: a prompt's turn attribution key is dropped, a model refusal's fallback is neutralized, a reply names the session its request was made in, the atis latch and tools used are carried", async () => {
+    const { home: dir, folder } = await home([
+      { ...prompt(1, null, "first"), turnAttributionKey: u(1) },
+      entry(u(2), u(1), { type: "system", subtype: "model_refusal_fallback", fallbackModel: "claude-opus-4-1" }),
+      reply(3, 2, "msg_1", [{ type: "text", text: "one" }]),
+      { type: "atis-latch", sessionId: SESSION, atis: "a1" },
+      { type: "tools-used", sessionId: SESSION, tools: ["Bash"] },
+    ]);
+    const forkId = (await forkClaudeSession({ configDir: dir }, { sessionId: SESSION }))!;
+    const lines = await forkLines(folder, forkId);
+    expect(lines.slice(3)).toEqual([
+      { type: "atis-latch", sessionId: forkId, atis: "a1" },
+      { type: "tools-used", sessionId: forkId, tools: ["Bash"] },
+      { type: "custom-title", customTitle: "first (fork)", sessionId: forkId },
+    ]);
+    const [user, system, assistant] = lines as [Line, Line, Line];
+    expect("turnAttributionKey" in user).toBe(false);
+    expect(system).toMatchObject({ subtype: "model_refusal_fallback", neutralizedByFork: true });
+    expect(assistant.requestSessionId).toBe(SESSION);
+    expect("requestSessionId" in user).toBe(false);
+  });
+
+  it("a forged parentUuid loop ends: the fork is made, and a cut at a loop of progress lines is InvalidOptionError", async () => {
+    const { home: dir } = await home([
+      prompt(1, 2, "first"),
+      reply(2, 1, "msg_1", [{ type: "text", text: "one" }]),
+      entry(u(3), u(4), { type: "progress", data: {} }),
+      entry(u(4), u(3), { type: "progress", data: {} }),
+    ]);
+    const config = { configDir: dir };
+    expect(await forkClaudeSession(config, { sessionId: SESSION })).toEqual(expect.any(String));
+    const err = await forkClaudeSession(config, { sessionId: SESSION, upToMessageId: u(4) }).catch((e: unknown) => e);
+    expect(findError(err, InvalidOptionError)).toMatchObject({ field: "upToMessageId" });
+  });
+
   it("an id that is no entry of the conversation (a reply's API message id is none) is InvalidOptionError; nothing is written", async () => {
     const { home: dir, folder } = await home(TRANSCRIPT);
     for (const upToMessageId of [u(99), "msg_a"]) {

@@ -21,6 +21,9 @@ type Entry = Record<string, unknown> & { readonly uuid: string; readonly type: s
 interface ForkSource {
   readonly entries: readonly Entry[];
   readonly replacements: readonly unknown[];
+  /** The session's last `atis-latch` value and `tools-used` list, carried by the fork as Claude Code carries them. */
+  readonly atisLatch?: string;
+  readonly toolsUsed?: readonly string[];
 }
 
 /** Calls `onLine` with each line of `content` (without its newline) and where it begins, never making one string of the whole file. */
@@ -37,6 +40,8 @@ function eachLine(content: Buffer, onLine: (line: Buffer, offset: number) => voi
 function parseTranscript(content: Buffer, sessionId: string): ForkSource {
   const entries: Entry[] = [];
   const replacements: unknown[] = [];
+  let atisLatch: string | undefined;
+  let toolsUsed: string[] | undefined;
   eachLine(content, (line) => {
     let value: unknown;
     try {
@@ -49,8 +54,17 @@ function parseTranscript(content: Buffer, sessionId: string): ForkSource {
     if (MESSAGE_TYPES.has(json.type) && typeof json.uuid === "string" && json.isSidechain !== true) entries.push(json as Entry);
     else if (json.type === "content-replacement" && json.sessionId === sessionId && Array.isArray(json.replacements))
       replacements.push(...(json.replacements as unknown[]));
+    else if (
+      json.type === "atis-latch" &&
+      json.sessionId === sessionId &&
+      typeof json.atis === "string" &&
+      /^[\x21-\x7e]*$/.test(json.atis)
+    )
+      atisLatch = json.atis;
+    else if (json.type === "tools-used" && json.sessionId === sessionId && Array.isArray(json.tools))
+      toolsUsed = json.tools.filter((tool): tool is string => typeof tool === "string" && tool !== "");
   });
-  return { entries, replacements };
+  return { entries, replacements, ...(atisLatch !== undefined ? { atisLatch } : {}), ...(toolsUsed !== undefined ? { toolsUsed } : {}) };
 }
 
 /**
@@ -71,6 +85,24 @@ function messageEnd(content: Buffer, messageId: string): string {
   return messageId;
 }
 
+/**
+ * Where a fork cut at `entries[at]` ends: there, or for a progress line (never copied) at its
+ * nearest ancestor the fork keeps, so that what the file holds between them (another branch of
+ * the conversation) is not copied and the fork resumes from that ancestor. -1 for none.
+ */
+function keptEnd(entries: readonly Entry[], at: number): number {
+  if (at < 0 || entries[at]!.type !== "progress") return at;
+  const index = new Map(entries.slice(0, at).map((entry, i) => [entry.uuid, i]));
+  // Each step goes to an earlier line (a parent is written before its child): a forged loop ends.
+  for (let i = at; ;) {
+    const parent = entries[i]!.parentUuid;
+    const next = typeof parent === "string" ? index.get(parent) : undefined;
+    if (next === undefined || next >= i) return -1;
+    if (entries[next]!.type !== "progress") return next;
+    i = next;
+  }
+}
+
 /** The new uuid of the nearest ancestor of `parent` the fork keeps (progress lines are left out), or `null`. */
 function keptParent(parent: unknown, byUuid: ReadonlyMap<string, Entry>, ids: ReadonlyMap<string, string>): string | null {
   const seen = new Set<string>();
@@ -84,11 +116,17 @@ function keptParent(parent: unknown, byUuid: ReadonlyMap<string, Entry>, ids: Re
   return null;
 }
 
+/** The session a reply's request was made in, as its entry records it (a fork's reply: the session it was forked from). */
+function requestSession(entry: Entry): string | undefined {
+  const forkedFrom = entry.forkedFrom as { sessionId?: unknown } | undefined;
+  return [entry.requestSessionId, forkedFrom?.sessionId, entry.sessionId].find((id): id is string => typeof id === "string");
+}
+
 /**
  * The fork's lines: the entries (through `upTo`'s message, inclusive) with new uuids, their
  * `parentUuid` chain kept on the new ones (progress lines left out and stepped over), each marked
  * `forkedFrom` its original; the last stamped now, so the CLI resumes from it; then the tool-output
- * replacements and the title.
+ * replacements, the session's `atis-latch` and `tools-used` lines, and the title.
  */
 function forkLines(source: ForkSource, sessionId: string, forkId: string, cut: number, title: string): string[] {
   const taken = source.entries.slice(0, cut + 1);
@@ -106,6 +144,12 @@ function forkLines(source: ForkSource, sessionId: string, forkId: string, cut: n
       forkedFrom: { sessionId, messageUuid: entry.uuid },
     };
     if (i === kept.length - 1) copy.timestamp = now;
+    // As Claude Code forks a session: a turn's attribution key stays the original's turn's, a model
+    // refusal's fallback is not restored on the fork's resume, and a reply keeps the session its
+    // request was made in.
+    delete copy.turnAttributionKey;
+    if (entry.type === "system" && entry.subtype === "model_refusal_fallback") copy.neutralizedByFork = true;
+    if (entry.type === "assistant") copy.requestSessionId = requestSession(entry) ?? sessionId;
     if (typeof entry.logicalParentUuid === "string") copy.logicalParentUuid = ids.get(entry.logicalParentUuid) ?? null;
     if (typeof entry.sourceToolAssistantUUID === "string") copy.sourceToolAssistantUUID = ids.get(entry.sourceToolAssistantUUID);
     return JSON.stringify(copy);
@@ -120,6 +164,8 @@ function forkLines(source: ForkSource, sessionId: string, forkId: string, cut: n
         timestamp: now,
       }),
     );
+  if (source.atisLatch !== undefined) lines.push(JSON.stringify({ type: "atis-latch", sessionId: forkId, atis: source.atisLatch }));
+  if (source.toolsUsed !== undefined) lines.push(JSON.stringify({ type: "tools-used", sessionId: forkId, tools: source.toolsUsed }));
   lines.push(JSON.stringify({ type: "custom-title", customTitle: title, sessionId: forkId }));
   return lines;
 }
@@ -131,7 +177,8 @@ function forkLines(source: ForkSource, sessionId: string, forkId: string, cut: n
  * chain kept on the new ones, marked `forkedFrom` its original; through the message
  * `query.upToMessageId` (`SessionMessage.id`), whole as `getSessionMessages` shows it (a reply's
  * blocks and its tool results; an id of another entry of the conversation, such as one of the
- * Claude Agent SDK's message uuids, ends it at that entry); then a `custom-title` entry, the title
+ * Claude Agent SDK's message uuids, ends it at that entry; a progress line's, at the entry it hangs
+ * from); then a `custom-title` entry, the title
  * `query.title`, else the original's (as `getSessionInfo` gives it) and `" (fork)"`. File-history
  * snapshots, progress lines and the original's other lines are not copied. `claude --resume <new
  * id>` continues the fork; the original is not touched. No process is started.
@@ -166,8 +213,11 @@ export async function forkClaudeSession(
   let cut = source.entries.length - 1;
   if (query.upToMessageId !== undefined) {
     const end = messageEnd(content, query.upToMessageId);
-    cut = source.entries.findIndex((entry) => entry.uuid === end);
-    if (cut < 0 || !source.entries.slice(0, cut + 1).some((entry) => entry.type !== "progress"))
+    cut = keptEnd(
+      source.entries,
+      source.entries.findIndex((entry) => entry.uuid === end),
+    );
+    if (cut < 0)
       throw new InvalidOptionError({
         subject: "forkSession arguments",
         field: "upToMessageId",

@@ -62,7 +62,8 @@ async function turnEndingWith(
  * that id in this home.
  * @throws InvalidOptionError (subject `"forkSession arguments"`, field `upToMessageId`), nothing
  * forked, when no turn of the thread holds that message or it is not its turn's last; as
- * `readCodexSessionInfo` otherwise.
+ * `readCodexSessionInfo` otherwise; `signal.reason` when aborted before `thread/fork` is sent (an
+ * abort after it does not stop the call: the fork exists, and its id is returned).
  */
 export async function forkCodexSession(
   command: string,
@@ -72,19 +73,41 @@ export async function forkCodexSession(
 ): Promise<string | undefined> {
   const replies =
     query.upToMessageId !== undefined ? await modelReplies(config, query.sessionId, query.env, signal) : new Map<string, number>();
-  return withShortLivedAppServer({ command, config, cwd: config.cwd ?? process.cwd(), env: query.env, signal }, async (rpc) => {
-    let original;
-    try {
-      original = await readThread(rpc, query.sessionId);
-    } catch (err) {
-      if (err instanceof CodexRpcError && isUnknownThread(err, "thread/read")) return undefined;
-      throw err;
-    }
-    const lastTurnId = query.upToMessageId !== undefined ? await turnEndingWith(rpc, query, replies) : undefined;
-    const params: ThreadForkParams = { threadId: query.sessionId, excludeTurns: true, ...(lastTurnId !== undefined ? { lastTurnId } : {}) };
-    const forked = (await requestAnswer(rpc, "thread/fork", params, threadOpened)).thread.id;
-    const name: ThreadSetNameParams = { threadId: forked, name: query.title ?? `${summary(original).title ?? UNTITLED} (fork)` };
-    await requestAnswer(rpc, "thread/name/set", name, answerObject);
-    return forked;
-  });
+  // `signal` stops the call until `thread/fork` is sent; from then on the fork exists, and the call
+  // ends with its id (each request bounded by replyTimeoutMs), not with an abort that hides it.
+  const stop = new AbortController();
+  let forking = false;
+  const onAbort = (): void => {
+    if (!forking) stop.abort(signal!.reason);
+  };
+  signal?.addEventListener("abort", onAbort, { once: true });
+  if (signal?.aborted) onAbort();
+  try {
+    return await withShortLivedAppServer(
+      { command, config, cwd: config.cwd ?? process.cwd(), env: query.env, signal: stop.signal },
+      async (rpc) => {
+        let original;
+        try {
+          original = await readThread(rpc, query.sessionId);
+        } catch (err) {
+          if (err instanceof CodexRpcError && isUnknownThread(err, "thread/read")) return undefined;
+          throw err;
+        }
+        const lastTurnId = query.upToMessageId !== undefined ? await turnEndingWith(rpc, query, replies) : undefined;
+        const params: ThreadForkParams = {
+          threadId: query.sessionId,
+          excludeTurns: true,
+          ...(lastTurnId !== undefined ? { lastTurnId } : {}),
+        };
+        stop.signal.throwIfAborted();
+        forking = true;
+        const forked = (await requestAnswer(rpc, "thread/fork", params, threadOpened)).thread.id;
+        const name: ThreadSetNameParams = { threadId: forked, name: query.title ?? `${summary(original).title ?? UNTITLED} (fork)` };
+        await requestAnswer(rpc, "thread/name/set", name, answerObject);
+        return forked;
+      },
+    );
+  } finally {
+    signal?.removeEventListener("abort", onAbort);
+  }
 }
