@@ -67,7 +67,13 @@ describe("a blank command is no command", () => {
   });
 
   it.each(["", "   "])("through a run: the call whose command is %j is denied unasked, saying why", async (command) => {
-    const ask: ApprovalAsk = { kind: "permission", title: "rm -rf x", toolName: "rm -rf x", input: { command }, details: { toolKind: "execute" } };
+    const ask: ApprovalAsk = {
+      kind: "permission",
+      title: "rm -rf x",
+      toolName: "rm -rf x",
+      input: { command },
+      details: { toolKind: "execute" },
+    };
     const policy: Policy = { approvals: { permission: "ask", rules: [{ commandPrefix: "rm", outcome: "deny", reason: "no rm" }] } };
     const requests: ApprovalRequest[] = [];
     const driver = scriptedDriver(async (_request, sink) => ({ text: JSON.stringify([await sink.requestApproval(ask)]) }));

@@ -196,8 +196,7 @@ function unquoted(word: string): string | undefined {
 function wrappedCommand(input: unknown): string | undefined {
   if (typeof input !== "object" || input === null) return undefined;
   const argv = argvOf(input);
-  if (argv !== undefined)
-    return argv.length === 3 && WRAPPING_SHELL.test(argv[0]!) && COMMAND_FLAG.test(argv[1]!) ? argv[2] : undefined;
+  if (argv !== undefined) return argv.length === 3 && WRAPPING_SHELL.test(argv[0]!) && COMMAND_FLAG.test(argv[1]!) ? argv[2] : undefined;
   const command = (input as { command?: unknown }).command;
   if (typeof command !== "string") return undefined;
   const [shell, flag, ...rest] = command.split(" ");
