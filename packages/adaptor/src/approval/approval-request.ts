@@ -102,7 +102,10 @@ export class ApprovalRequest {
   readonly runId: string;
   /** What is asked: `permission`, `plan_review`, `question` or `elicitation`. */
   readonly kind: ApprovalKind;
-  /** One line for people, e.g. `"Bash: npm test"`. */
+  /**
+   * One line for people, e.g. `"Bash: npm test"`: at most 1000 characters (a longer one, such as an
+   * ACP agent's title, is cut to its first 999 and `…`; the whole command is in `input`).
+   */
   readonly title: string;
   /**
    * The tool that wants to run, when the ask is about a tool call: at most 200 characters (a longer

@@ -27,8 +27,9 @@ export interface ApprovalRule {
    */
   readonly toolName?: string;
   /**
-   * The shell command, exactly (`request.input.command`; an argv array is joined with spaces). A
-   * shell wrapper around one command (`/bin/bash -lc 'cat secret.txt'`, as codex asks) is also
+   * The shell command, exactly (`request.input.command`; an argv, an array or a `command` followed
+   * by an `args` array as an ACP `terminal/create` gives it, is joined with spaces). A blank command
+   * is none (a deny fails closed on it, an allow asks). A shell wrapper around one command (`/bin/bash -lc 'cat secret.txt'`, as codex asks) is also
    * compared by the command inside, for this field and {@link commandPrefix}.
    */
   readonly command?: string;
@@ -130,13 +131,33 @@ const PATH_FIELD = /path|file|dir|folder|root|dest|target|source|src|cwd/i;
 /** Field names {@link PATH_FIELD} matches whose strings are contents, not paths (NotebookEdit's cell text). */
 const CONTENT_FIELDS = new Set(["new_source", "old_source"]);
 
-/** The shell command of an ask's input: `command` as a string, or an argv array joined with spaces. */
+/**
+ * The argv of an ask's input, when it gives its command as words: `command` as an array of strings
+ * (legacy Codex), or a `command` string (or array) followed by an `args` array (an ACP
+ * `terminal/create`, an agent's `{ command: "sh", args: ["-c", "rm x"] }`), a part that is not a
+ * string written as JSON. Undefined for a command given as one string without arguments (a shell
+ * line: an ACP host runs `terminal/create` without `args` through `/bin/sh -c`), or none.
+ */
+function argvOf(input: unknown): string[] | undefined {
+  if (typeof input !== "object" || input === null) return undefined;
+  const { command, args } = input as { command?: unknown; args?: unknown };
+  const word = (part: unknown): string => (typeof part === "string" ? part : JSON.stringify(part));
+  const rest = Array.isArray(args) ? args.map(word) : args === undefined || args === null ? [] : [word(args)];
+  if (Array.isArray(command) && command.length > 0 && command.every((part) => typeof part === "string")) return [...command, ...rest];
+  if (typeof command === "string" && rest.length > 0) return [command, ...rest];
+  return undefined;
+}
+
+/**
+ * The shell command of an ask's input: `command` as a string, or its argv ({@link argvOf}: an
+ * array, or `command` and `args`) joined with spaces; undefined when there is none or it is blank
+ * (nothing to compare with).
+ */
 export function commandOf(input: unknown): string | undefined {
   if (typeof input !== "object" || input === null) return undefined;
-  const command = (input as { command?: unknown }).command;
-  if (typeof command === "string") return command;
-  if (Array.isArray(command) && command.length > 0 && command.every((part) => typeof part === "string")) return command.join(" ");
-  return undefined;
+  const argv = argvOf(input);
+  const command = argv !== undefined ? argv.join(" ") : (input as { command?: unknown }).command;
+  return typeof command === "string" && command.trim() !== "" ? command : undefined;
 }
 
 /** A shell a CLI wraps the model's command in (codex: `/bin/bash -lc '<command>'`). */
@@ -169,18 +190,14 @@ function unquoted(word: string): string | undefined {
 /**
  * The command a shell wrapper runs: `<shell> -lc <one quoted word>` (codex 0.171.0 asks about
  * `/bin/bash -lc 'cat secret.txt'` for the model's `cat secret.txt`), or the argv
- * `[<shell>, "-lc", <command>]`; undefined for any other command.
+ * `[<shell>, "-lc", <command>]` (an array, or `command` and `args`: {@link argvOf}); undefined for
+ * any other command.
  */
 function wrappedCommand(input: unknown): string | undefined {
   if (typeof input !== "object" || input === null) return undefined;
+  const argv = argvOf(input);
+  if (argv !== undefined) return argv.length === 3 && WRAPPING_SHELL.test(argv[0]!) && COMMAND_FLAG.test(argv[1]!) ? argv[2] : undefined;
   const command = (input as { command?: unknown }).command;
-  if (Array.isArray(command))
-    return command.length === 3 &&
-      WRAPPING_SHELL.test(String(command[0])) &&
-      COMMAND_FLAG.test(String(command[1])) &&
-      typeof command[2] === "string"
-      ? command[2]
-      : undefined;
   if (typeof command !== "string") return undefined;
   const [shell, flag, ...rest] = command.split(" ");
   if (shell === undefined || flag === undefined || rest.length === 0 || !WRAPPING_SHELL.test(shell) || !COMMAND_FLAG.test(flag))

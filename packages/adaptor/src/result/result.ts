@@ -1,5 +1,6 @@
 import { AdaptorError } from "@adaptor/errors";
 import type { ModelUsage, PermissionDenial, PolicyEnforcement, RawStreams, TranscriptItem, Usage } from "@adaptor/driver";
+import { boundToolName, TOOL_NAME_MAX_LENGTH } from "@adaptor/driver/kit";
 import { formatIssues } from "@adaptor/tool/internal";
 import type { PendingApproval } from "@adaptor/threadstore";
 import { StructuredOutput } from "../structured-output/structured-output.js";
@@ -211,7 +212,7 @@ export class Result {
     return this.#raw;
   }
 
-  /** A copy of the driver-parsed transcript items, in order. */
+  /** A copy of the driver-parsed transcript items, in order (a `toolName` cut to 200 characters, as on the events). */
   transcript(): TranscriptItem[] {
     if (this.#transcript === undefined) {
       this.#transcript = frozenItems(this.#transcriptFrom?.() ?? []);
@@ -253,7 +254,17 @@ export class Result {
   }
 }
 
-/** The items as a frozen list; an item the driver froze as it made it is kept as it is (a long turn has one per message). */
+/**
+ * The items as a frozen list; an item the driver froze as it made it is kept as it is (a long turn
+ * has one per message), unless its `toolName` is longer than 200 characters: it is cut to its first 200.
+ */
 function frozenItems(items: readonly TranscriptItem[]): readonly TranscriptItem[] {
-  return Object.freeze(items.map((item) => (Object.isFrozen(item) ? item : Object.freeze({ ...item }))));
+  return Object.freeze(
+    items.map((item) => {
+      // A tool name is the model's (or an ACP agent's title) text: cut as on every event naming it.
+      const long = typeof item.toolName === "string" && item.toolName.length > TOOL_NAME_MAX_LENGTH;
+      if (long) return Object.freeze({ ...item, toolName: boundToolName(item.toolName!) });
+      return Object.isFrozen(item) ? item : Object.freeze({ ...item });
+    }),
+  );
 }

@@ -14,9 +14,35 @@ export function withBoundedToolName(event: DriverEvent): DriverEvent {
   return { ...event, name: boundToolName(name) };
 }
 
-/** `ask` with its `toolName` cut to {@link TOOL_NAME_MAX_LENGTH} characters; `ask` itself when it fits. */
+/**
+ * The longest approval title the SDK carries (`ApprovalRequest.title`), in UTF-16 code units: an ACP
+ * agent's title is its own text (it also names the tool of an agent that sends no tool name), kept
+ * bounded so that it cannot grow every approval event and notice that shows it.
+ */
+export const APPROVAL_TITLE_MAX_LENGTH = 1000;
+
+/** `title` cut to {@link APPROVAL_TITLE_MAX_LENGTH} characters, ending `…` (never splitting a surrogate pair); as it is when it fits. */
+function boundTitle(title: string): string {
+  if (title.length <= APPROVAL_TITLE_MAX_LENGTH) return title;
+  let end = APPROVAL_TITLE_MAX_LENGTH - 1;
+  const last = title.charCodeAt(end - 1);
+  if (last >= 0xd800 && last <= 0xdbff) end--;
+  return `${title.slice(0, end)}…`;
+}
+
+/**
+ * `ask` with its `toolName` cut to {@link TOOL_NAME_MAX_LENGTH} characters and its `title` to
+ * {@link APPROVAL_TITLE_MAX_LENGTH}; `ask` itself when both fit.
+ */
 export function askWithBoundedToolName(ask: ApprovalAsk): ApprovalAsk {
   const name: unknown = ask.toolName;
-  if (typeof name !== "string" || name.length <= TOOL_NAME_MAX_LENGTH) return ask;
-  return { ...ask, toolName: boundToolName(name) };
+  const title: unknown = ask.title;
+  const longName = typeof name === "string" && name.length > TOOL_NAME_MAX_LENGTH;
+  const longTitle = typeof title === "string" && title.length > APPROVAL_TITLE_MAX_LENGTH;
+  if (!longName && !longTitle) return ask;
+  return {
+    ...ask,
+    ...(longName ? { toolName: boundToolName(name) } : {}),
+    ...(longTitle ? { title: boundTitle(title) } : {}),
+  };
 }

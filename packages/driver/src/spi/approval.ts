@@ -8,7 +8,7 @@ export interface ApprovalAsk {
    * form's content, a `deny` declines, `answer("cancel")` cancels).
    */
   readonly kind: ApprovalKind;
-  /** One line for people, e.g. `"Bash: npm test"`. */
+  /** One line for people, e.g. `"Bash: npm test"`. The SDK cuts one longer than 1000 characters (see `ApprovalRequest.title`). */
   readonly title: string;
   /**
    * The tool that wants to run, when the ask is about a tool call. The SDK cuts a name longer than
