@@ -15,4 +15,21 @@ describe("launchSecrets", () => {
     expect(secrets).toEqual(["Bearer hdr-0123456789", "sk-ant-0123456789", "files-0123456789", "hdr-0123456789"]);
     expect(launchSecrets({})).toEqual([]);
   });
+
+  it("takes a stdio server's credential-named options and an HTTP server's credential-named query values and URL password; not other arguments", () => {
+    const secrets = launchSecrets({}, [
+      {
+        name: "search",
+        transport: "http",
+        url: "https://user:url-pass-0123456789@mcp.test/mcp?token=qtok-0123456789&region=europe-west-long",
+      },
+      {
+        name: "files",
+        transport: "stdio",
+        command: "node",
+        args: ["server.js", "--api-key=akey-0123456789", "--auth-token", "atok-0123456789", "--root", "/srv/files/root", "--verbose"],
+      },
+    ]);
+    expect([...secrets].sort()).toEqual(["akey-0123456789", "atok-0123456789", "qtok-0123456789", "url-pass-0123456789"]);
+  });
 });
