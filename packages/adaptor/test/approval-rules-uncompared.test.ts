@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { ApprovalAsk, ApprovalDecision } from "@adaptor/driver";
-import { Agent, InvalidPolicyError, type ApprovalRequest, type Policy } from "../src/index.js";
-import { scriptedDriver } from "./scripted-driver.js";
+import { InvalidPolicyError } from "../src/index.js";
+import { runAsks } from "./support/run-asks.js";
 
 // Rules whose condition the ask gives nothing to compare with (an ACP shell call carrying no
 // command, gemini-cli's content array), and rules on every tool (an ACP agent naming a tool by title).
@@ -30,33 +30,12 @@ const read = (file: string): ApprovalAsk => ({
   details: { toolKind: "read" },
 });
 
-async function run(
-  asks: readonly ApprovalAsk[],
-  policy: Policy,
-  decide: (request: ApprovalRequest) => void = (request) => request.approve(),
-): Promise<{ requests: ApprovalRequest[]; decisions: ApprovalDecision[] | Error }> {
-  const requests: ApprovalRequest[] = [];
-  const driver = scriptedDriver(async (_request, sink) => {
-    const outcomes: ApprovalDecision[] = [];
-    for (const ask of asks) outcomes.push(await sink.requestApproval(ask));
-    return { text: JSON.stringify(outcomes) };
-  });
-  await using agent = new Agent(driver, {
-    onApproval: (request) => {
-      requests.push(request);
-      decide(request);
-    },
-  });
-  const result = await agent.run("p", { policy }).catch((error: unknown) => error as Error);
-  return { requests, decisions: result instanceof Error ? result : (JSON.parse(result.text) as ApprovalDecision[]) };
-}
-
 describe("approval rules on a call that carries no command", () => {
   it.each([
     ["commandPrefix", { commandPrefix: "rm" }],
     ["exact command", { command: "rm -f /w/keep.txt" }],
   ])("a deny rule by %s denies a shell call of its tool carrying no command, unasked, saying why", async (_name, condition) => {
-    const { requests, decisions } = await run([commandless()], {
+    const { requests, decisions } = await runAsks([commandless()], {
       approvals: { permission: "ask", rules: [{ toolName: "run_shell_command", ...condition, outcome: "deny", reason: "no rm" }] },
     });
     expect(requests).toEqual([]);
@@ -64,7 +43,7 @@ describe("approval rules on a call that carries no command", () => {
   });
 
   it("an allow rule by command does not match a shell call carrying no command: it is asked", async () => {
-    const { requests, decisions } = await run([commandless()], {
+    const { requests, decisions } = await runAsks([commandless()], {
       approvals: { permission: "ask", rules: [{ toolName: "run_shell_command", commandPrefix: "touch", outcome: "approve" }] },
     });
     expect(requests.map((r) => r.toolName)).toEqual(["run_shell_command"]);
@@ -72,7 +51,7 @@ describe("approval rules on a call that carries no command", () => {
   });
 
   it("a path deny rule denies a shell call of its tool (it names no file the rule could be compared with)", async () => {
-    const { requests, decisions } = await run([commandless()], {
+    const { requests, decisions } = await runAsks([commandless()], {
       approvals: { permission: "ask", rules: [{ toolName: "run_shell_command", pathPrefix: "/w/secret", outcome: "deny" }] },
     });
     expect(requests).toEqual([]);
@@ -82,19 +61,19 @@ describe("approval rules on a call that carries no command", () => {
   });
 
   it("an execute call carrying no command is offered no suggestion (the tool alone would allow every command)", async () => {
-    const { requests } = await run([commandless()], { approvals: { permission: "ask" } });
+    const { requests } = await runAsks([commandless()], { approvals: { permission: "ask" } });
     expect(requests.map((r) => r.suggestions)).toEqual([[]]);
   });
 
   it("a command carried by the call is still suggested exactly", async () => {
-    const { requests } = await run([titled("touch first")], { approvals: { permission: "ask" } });
+    const { requests } = await runAsks([titled("touch first")], { approvals: { permission: "ask" } });
     expect(requests.map((r) => r.suggestions)).toEqual([[{ toolName: "execute_bash: touch first", command: "touch first" }]]);
   });
 });
 
 describe("approval rules on every tool (no toolName)", () => {
   it("a deny rule by commandPrefix without toolName denies a shell call whatever the agent names the tool; other calls are asked", async () => {
-    const { requests, decisions } = await run([titled("rm -f /w/keep.txt"), read("/w/a.txt"), titled("ls")], {
+    const { requests, decisions } = await runAsks([titled("rm -f /w/keep.txt"), read("/w/a.txt"), titled("ls")], {
       approvals: { permission: "ask", rules: [{ commandPrefix: "rm", outcome: "deny", reason: "no rm" }] },
     });
     expect(requests.map((r) => r.toolName)).toEqual(["read_file: /w/a.txt", "execute_bash: ls"]);
@@ -102,7 +81,7 @@ describe("approval rules on every tool (no toolName)", () => {
   });
 
   it("a deny rule by command without toolName fails closed on an execute call carrying no command", async () => {
-    const { requests, decisions } = await run([commandless("execute_bash: rm")], {
+    const { requests, decisions } = await runAsks([commandless("execute_bash: rm")], {
       approvals: { permission: "ask", rules: [{ commandPrefix: "rm", outcome: "deny", reason: "no rm" }] },
     });
     expect(requests).toEqual([]);
@@ -110,7 +89,7 @@ describe("approval rules on every tool (no toolName)", () => {
   });
 
   it("an allow rule remembered without toolName allows the same command of any tool name, and asks another", async () => {
-    const { requests, decisions } = await run(
+    const { requests, decisions } = await runAsks(
       [titled("npm test"), titled("npm test"), titled("rm -f x")],
       { approvals: { permission: "ask" } },
       (r) => r.approve({ remember: { command: "npm test" } }),
@@ -127,11 +106,11 @@ describe("approval rules on every tool (no toolName)", () => {
       toolName: "mcp__ssh__run",
       input: { command: "git status", host: "prod" },
     };
-    const allowed = await run([titled("git status"), remote], {
+    const allowed = await runAsks([titled("git status"), remote], {
       approvals: { permission: "ask", rules: [{ commandPrefix: "git status", outcome: "approve" }] },
     });
     expect(allowed.requests.map((r) => r.toolName)).toEqual(["mcp__ssh__run"]);
-    const denied = await run([remote], {
+    const denied = await runAsks([remote], {
       approvals: { permission: "ask", rules: [{ commandPrefix: "git", outcome: "deny", reason: "no git" }] },
     });
     expect(denied.requests).toEqual([]);
@@ -139,7 +118,7 @@ describe("approval rules on every tool (no toolName)", () => {
   });
 
   it("a rule with neither toolName nor a command or path condition is InvalidPolicyError before launch", async () => {
-    const { decisions } = await run([], { approvals: { permission: "ask", rules: [{ outcome: "deny" } as never] } });
+    const { decisions } = await runAsks([], { approvals: { permission: "ask", rules: [{ outcome: "deny" } as never] } });
     expect(decisions).toBeInstanceOf(InvalidPolicyError);
     expect(decisions).toMatchObject({
       field: "approvals.rules[0].toolName",
@@ -148,7 +127,7 @@ describe("approval rules on every tool (no toolName)", () => {
   });
 
   it("a path rule without toolName is InvalidPolicyError before launch (it would read every call naming no file as one in the working directory)", async () => {
-    const { decisions } = await run([], { approvals: { permission: "ask", rules: [{ pathPrefix: "/w/secret", outcome: "deny" }] } });
+    const { decisions } = await runAsks([], { approvals: { permission: "ask", rules: [{ pathPrefix: "/w/secret", outcome: "deny" }] } });
     expect(decisions).toBeInstanceOf(InvalidPolicyError);
     expect(decisions).toMatchObject({ field: "approvals.rules[0].toolName" });
   });
@@ -156,12 +135,12 @@ describe("approval rules on every tool (no toolName)", () => {
 
 describe("a deny rule on a tool an ACP agent names by a title starting with it", () => {
   it("a deny on execute_bash matches the ask named `execute_bash: <command>`; an allow on it does not", async () => {
-    const denied = await run([titled("rm -f /w/keep.txt"), titled("ls")], {
+    const denied = await runAsks([titled("rm -f /w/keep.txt"), titled("ls")], {
       approvals: { permission: "ask", rules: [{ toolName: "execute_bash", commandPrefix: "rm", outcome: "deny", reason: "no rm" }] },
     });
     expect(denied.requests.map((r) => r.toolName)).toEqual(["execute_bash: ls"]);
     expect(denied.decisions).toEqual([{ outcome: "deny", reason: "no rm" }, { outcome: "approve" }]);
-    const allowed = await run([titled("ls")], {
+    const allowed = await runAsks([titled("ls")], {
       approvals: { permission: "ask", rules: [{ toolName: "execute_bash", command: "ls", outcome: "approve" }] },
     });
     expect(allowed.requests.map((r) => r.toolName)).toEqual(["execute_bash: ls"]);

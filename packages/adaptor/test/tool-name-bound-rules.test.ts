@@ -2,9 +2,8 @@
 // names sharing those 200 characters must not share a remembered allow, and a deny on a long name
 // still matches its cut form.
 import { describe, expect, it } from "vitest";
-import type { ApprovalAsk, ApprovalDecision } from "@adaptor/driver";
-import { Agent, type ApprovalRequest, type Policy } from "../src/index.js";
-import { scriptedDriver } from "./scripted-driver.js";
+import type { ApprovalAsk } from "@adaptor/driver";
+import { runAsks } from "./support/run-asks.js";
 
 /** A title-named ask (an ACP agent sending no tool name) of a web fetch: `fetch: <url>`, no command nor file. */
 const fetchAsk = (url: string): ApprovalAsk => ({
@@ -16,30 +15,9 @@ const fetchAsk = (url: string): ApprovalAsk => ({
 });
 const BASE = "https://docs.example.com/" + "a".repeat(200);
 
-async function run(
-  asks: readonly ApprovalAsk[],
-  policy: Policy,
-  decide: (request: ApprovalRequest) => void,
-): Promise<{ requests: ApprovalRequest[]; decisions: ApprovalDecision[] }> {
-  const requests: ApprovalRequest[] = [];
-  const driver = scriptedDriver(async (_request, sink) => {
-    const outcomes: ApprovalDecision[] = [];
-    for (const ask of asks) outcomes.push(await sink.requestApproval(ask));
-    return { text: JSON.stringify(outcomes) };
-  });
-  await using agent = new Agent(driver, {
-    onApproval: (request) => {
-      requests.push(request);
-      decide(request);
-    },
-  });
-  const result = await agent.run("p", { policy });
-  return { requests, decisions: JSON.parse(result.text) as ApprovalDecision[] };
-}
-
 describe("approval rules on a tool name cut to 200 characters", () => {
   it("an allow remembered on one long name does not approve another name sharing its first 200 characters: it is asked", async () => {
-    const { requests, decisions } = await run(
+    const { requests, decisions } = await runAsks(
       [fetchAsk(`${BASE}/public`), fetchAsk(`${BASE}/leak?data=secret`)],
       { approvals: { permission: "ask" } },
       (request) => (request.suggestions.length > 0 ? request.approve({ remember: request.suggestions[0]! }) : request.approve()),
@@ -49,12 +27,13 @@ describe("approval rules on a tool name cut to 200 characters", () => {
   });
 
   it("a call whose name may have been cut is offered no suggestion (a rule on its first 200 characters would name other tools too)", async () => {
-    const { requests } = await run(
+    const { requests, decisions } = await runAsks(
       [fetchAsk(`${BASE}/public`), fetchAsk("https://short.example.com/")],
       { approvals: { permission: "ask" } },
       (r) => r.approve(),
     );
     expect(requests.map((r) => r.suggestions)).toEqual([[], [{ toolName: "fetch: https://short.example.com/" }]]);
+    expect(decisions).toEqual([{ outcome: "approve" }, { outcome: "approve" }]);
   });
 
   it("a shell call whose title-name may have been cut is offered its command alone, which a later call of it matches", async () => {
@@ -66,7 +45,7 @@ describe("approval rules on a tool name cut to 200 characters", () => {
       input: { command },
       details: { toolKind: "execute" },
     };
-    const { requests, decisions } = await run([shell, shell], { approvals: { permission: "ask" } }, (r) =>
+    const { requests, decisions } = await runAsks([shell, shell], { approvals: { permission: "ask" } }, (r) =>
       r.approve({ remember: r.suggestions[0]! }),
     );
     expect(requests.map((r) => r.suggestions)).toEqual([[{ command }]]);
@@ -75,7 +54,7 @@ describe("approval rules on a tool name cut to 200 characters", () => {
 
   it("an approve remembering a rule on a name that may have been cut is refused (InvalidOptionError, remember.toolName), nothing decided", async () => {
     const refusals: unknown[] = [];
-    const { decisions } = await run([fetchAsk(`${BASE}/public`)], { approvals: { permission: "ask" } }, (r) => {
+    const { decisions } = await runAsks([fetchAsk(`${BASE}/public`)], { approvals: { permission: "ask" } }, (r) => {
       try {
         r.approve({ remember: { toolName: r.toolName! } });
       } catch (error) {
@@ -89,14 +68,14 @@ describe("approval rules on a tool name cut to 200 characters", () => {
 
   it("a policy allow rule naming a long tool does not match a cut name; a policy deny naming it does", async () => {
     const long = `fetch: ${BASE}/public`;
-    const allowed = await run(
+    const allowed = await runAsks(
       [fetchAsk(`${BASE}/leak`)],
       { approvals: { permission: "ask", rules: [{ toolName: long.slice(0, 200), outcome: "approve" }] } },
       (r) => r.deny("asked"),
     );
     expect(allowed.requests.length).toBe(1);
     expect(allowed.decisions).toEqual([{ outcome: "deny", reason: "asked" }]);
-    const denied = await run(
+    const denied = await runAsks(
       [fetchAsk(`${BASE}/public`)],
       { approvals: { permission: "ask", rules: [{ toolName: long, outcome: "deny", reason: "no" }] } },
       (r) => r.approve(),
