@@ -151,6 +151,7 @@ describe("public surface", () => {
       "VERSION_PROBE_TIMEOUT_MS",
       "approvalModeNotice",
       "beforeNextLine",
+      "boundLength",
       "boundToolName",
       "captureConfig",
       "checkVersionFloor",

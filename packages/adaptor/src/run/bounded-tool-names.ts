@@ -1,5 +1,5 @@
 import type { ApprovalAsk, DriverEvent } from "@adaptor/driver";
-import { boundToolName, TOOL_NAME_MAX_LENGTH } from "@adaptor/driver/kit";
+import { boundLength, boundToolName, TOOL_NAME_MAX_LENGTH } from "@adaptor/driver/kit";
 
 /**
  * `event` with its tool name (a `tool-call`'s `name`, a `tool-result`'s) cut to
@@ -23,11 +23,7 @@ export const APPROVAL_TITLE_MAX_LENGTH = 1000;
 
 /** `title` cut to {@link APPROVAL_TITLE_MAX_LENGTH} characters, ending `…` (never splitting a surrogate pair); as it is when it fits. */
 function boundTitle(title: string): string {
-  if (title.length <= APPROVAL_TITLE_MAX_LENGTH) return title;
-  let end = APPROVAL_TITLE_MAX_LENGTH - 1;
-  const last = title.charCodeAt(end - 1);
-  if (last >= 0xd800 && last <= 0xdbff) end--;
-  return `${title.slice(0, end)}…`;
+  return title.length <= APPROVAL_TITLE_MAX_LENGTH ? title : `${boundLength(title, APPROVAL_TITLE_MAX_LENGTH - 1)}…`;
 }
 
 /**

@@ -45,7 +45,7 @@ export { hasNoEffect } from "./policy/tool-kinds.js";
 export { approvalModeNotice } from "./policy/approval-mode-notice.js";
 export { mcpToolOf, type McpServerTools, type McpToolCallNames, type McpToolRef } from "./tool-call/mcp-tool-of.js";
 export { knownInput } from "./tool-call/known-input.js";
-export { boundToolName, TOOL_NAME_MAX_LENGTH } from "./tool-call/bound-tool-name.js";
+export { boundLength, boundToolName, TOOL_NAME_MAX_LENGTH } from "./tool-call/bound-tool-name.js";
 export { sessionInit, type SessionOpened } from "./session-init.js";
 export { installedPackageVersion } from "./version-floor/package-version.js";
 export {
