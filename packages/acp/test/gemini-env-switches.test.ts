@@ -4,11 +4,12 @@
 // when it is only inherited from the host's environment (real binary, pinned). gemini-cli loads a
 // system settings file only when it and every directory above it are owned by root and writable by
 // no one else: the file is made under this package (not the world-writable temp directory), and
-// the tests that need gemini-cli to load it run as root only.
-import { existsSync } from "node:fs";
+// the tests that need gemini-cli to load it run only where it would (as root, in a checkout no
+// directory of which is writable by group or others: a clone under /tmp is not).
+import { existsSync, statSync } from "node:fs";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { basename, join } from "node:path";
+import { basename, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { Agent } from "adaptor";
@@ -42,13 +43,24 @@ afterEach(async () => {
   await rm(marker, { force: true });
 });
 
-/** gemini-cli loads the test's system settings file only for root (see above). */
-const asRoot = process.getuid?.() === 0;
+/**
+ * gemini-cli loads the test's system settings file only when it and every directory above it are
+ * owned by root and writable by neither group nor others (its own check, read in its bundle).
+ */
+function geminiLoadsSystemSettingsHere(): boolean {
+  if (process.getuid?.() !== 0) return false;
+  for (let d = fileURLToPath(new URL(".", import.meta.url)); ; d = dirname(d)) {
+    const stats = statSync(d);
+    if (stats.uid !== 0 || (stats.mode & 0o022) !== 0) return false;
+    if (dirname(d) === d) return true;
+  }
+}
+const loadsSystemSettings = geminiLoadsSystemSettingsHere();
 
 const INHERIT = { inheritEnv: ["GEMINI_CLI_SYSTEM_SETTINGS_PATH"] };
 
 describe("gemini: GEMINI_CLI_SYSTEM_SETTINGS_PATH under a confining policy (real binary)", () => {
-  it.runIf(asRoot)(
+  it.runIf(loadsSystemSettings)(
     "inherited and no policy: gemini-cli loads the file and runs its discovery command (what the policy must stop)",
     async () => {
       h = await geminiHarness([], INHERIT);
@@ -57,7 +69,7 @@ describe("gemini: GEMINI_CLI_SYSTEM_SETTINGS_PATH under a confining policy (real
     },
   );
 
-  it.runIf(asRoot)("inherited, it is removed under read_only with a notice: the discovery command does not run", async () => {
+  it.runIf(loadsSystemSettings)("inherited, it is removed under read_only with a notice: the discovery command does not run", async () => {
     h = await geminiHarness([], INHERIT);
     const stream = h.agent.stream("hello", { policy: { sandbox: "read_only" } });
     const events = await collect(stream);
@@ -71,7 +83,7 @@ describe("gemini: GEMINI_CLI_SYSTEM_SETTINGS_PATH under a confining policy (real
     expect(existsSync(marker)).toBe(false);
   });
 
-  it.runIf(asRoot)('inherited, it is removed under "ask" too: the discovery command does not run', async () => {
+  it.runIf(loadsSystemSettings)('inherited, it is removed under "ask" too: the discovery command does not run', async () => {
     h = await geminiHarness([], INHERIT);
     await h.agent.run("hello", { policy: { approvals: { permission: "ask" } }, onApproval: (r) => r.deny("no") });
     expect(existsSync(marker)).toBe(false);
