@@ -124,71 +124,74 @@ export async function prepareHostTools(prep: Preparation): Promise<void> {
           }
           return { text: UNMADE_TEXT, isError: true };
         }
-        const toolCallId = matched;
-        const parentToolCallId = binding.callIds.parentOf(matched);
-        const result = (output: string, isError: boolean): void => {
-          binding.queue.push({
-            type: "tool-result",
-            id: toolCallId,
-            name: tool.name,
-            output,
-            isError,
-            ...(parentToolCallId !== undefined ? { parentToolCallId } : {}),
-          });
-          binding.callIds.answered(matched);
-        };
-        const notice = (kind: string, message?: string, data?: Readonly<Record<string, unknown>>): void => {
-          if (typeof kind !== "string" || kind === "") return;
-          binding.queue.push({
-            type: "notice",
-            kind,
-            ...(typeof message === "string" ? { message } : {}),
-            ...(data !== undefined ? { data: { ...data, toolCallId, tool: tool.name } } : { data: { toolCallId, tool: tool.name } }),
-          });
-        };
-        // The run's beforeToolCall hooks, asked here: the CLI's own hook path leaves host tools to this gate.
-        let args = call.arguments;
-        const hooked = await askHooks(prep, {
-          point: "beforeToolCall",
-          toolCallId,
-          ...(parentToolCallId !== undefined ? { parentToolCallId } : {}),
-          toolName: binding.callIds.agentNameOf(toolCallId) ?? `mcp__${HOST_TOOL_SERVER_NAME}__${tool.name}`,
-          input: args === undefined || args === null ? {} : args,
-        });
-        if (hooked.deny !== undefined) {
-          denials.push({ toolName: tool.name, toolCallId, input: args === undefined || args === null ? {} : args });
-          result(hooked.deny, true);
-          return { text: hooked.deny, isError: true };
-        }
-        if (hooked.updatedInput !== undefined) args = hooked.updatedInput;
-        const gate = await approve(prep, tool, args, toolCallId, parentToolCallId);
-        if (gate.outcome === "deny") {
-          denials.push({
-            toolName: tool.name,
+        // From here the CLI waits on the host: the run's stall watchdog does not count this time.
+        return binding.serve(async () => {
+          const toolCallId = matched;
+          const parentToolCallId = binding.callIds.parentOf(matched);
+          const result = (output: string, isError: boolean): void => {
+            binding.queue.push({
+              type: "tool-result",
+              id: toolCallId,
+              name: tool.name,
+              output,
+              isError,
+              ...(parentToolCallId !== undefined ? { parentToolCallId } : {}),
+            });
+            binding.callIds.answered(matched);
+          };
+          const notice = (kind: string, message?: string, data?: Readonly<Record<string, unknown>>): void => {
+            if (typeof kind !== "string" || kind === "") return;
+            binding.queue.push({
+              type: "notice",
+              kind,
+              ...(typeof message === "string" ? { message } : {}),
+              ...(data !== undefined ? { data: { ...data, toolCallId, tool: tool.name } } : { data: { toolCallId, tool: tool.name } }),
+            });
+          };
+          // The run's beforeToolCall hooks, asked here: the CLI's own hook path leaves host tools to this gate.
+          let args = call.arguments;
+          const hooked = await askHooks(prep, {
+            point: "beforeToolCall",
             toolCallId,
+            ...(parentToolCallId !== undefined ? { parentToolCallId } : {}),
+            toolName: binding.callIds.agentNameOf(toolCallId) ?? `mcp__${HOST_TOOL_SERVER_NAME}__${tool.name}`,
             input: args === undefined || args === null ? {} : args,
           });
-          const text = `permission_denied: ${gate.reason}`;
-          result(text, true);
-          return { text, isError: true };
-        }
-        const outcome = await invokeTool(tool, gate.input, {
-          signal: call.signal,
-          runId: binding.runId,
-          ...(binding.threadKey !== undefined ? { threadKey: binding.threadKey } : {}),
-          toolCallId,
-          notice,
+          if (hooked.deny !== undefined) {
+            denials.push({ toolName: tool.name, toolCallId, input: args === undefined || args === null ? {} : args });
+            result(hooked.deny, true);
+            return { text: hooked.deny, isError: true };
+          }
+          if (hooked.updatedInput !== undefined) args = hooked.updatedInput;
+          const gate = await approve(prep, tool, args, toolCallId, parentToolCallId);
+          if (gate.outcome === "deny") {
+            denials.push({
+              toolName: tool.name,
+              toolCallId,
+              input: args === undefined || args === null ? {} : args,
+            });
+            const text = `permission_denied: ${gate.reason}`;
+            result(text, true);
+            return { text, isError: true };
+          }
+          const outcome = await invokeTool(tool, gate.input, {
+            signal: call.signal,
+            runId: binding.runId,
+            ...(binding.threadKey !== undefined ? { threadKey: binding.threadKey } : {}),
+            toolCallId,
+            notice,
+          });
+          const hostText = hostView(outcome);
+          calls.push({ toolCallId, tool: tool.name, outcome, hostText });
+          result(hostText, outcome.kind !== "success");
+          // A hook's additionalContext reaches the model with the call's result, as PreToolUse's does.
+          const context = hooked.additionalContext;
+          return {
+            text: context === undefined ? outcome.modelText : `${outcome.modelText}\n\n${context}`,
+            isError: outcome.kind !== "success",
+            ...(outcome.kind === "success" && outcome.structured ? { structuredContent: outcome.structured } : {}),
+          };
         });
-        const hostText = hostView(outcome);
-        calls.push({ toolCallId, tool: tool.name, outcome, hostText });
-        result(hostText, outcome.kind !== "success");
-        // A hook's additionalContext reaches the model with the call's result, as PreToolUse's does.
-        const context = hooked.additionalContext;
-        return {
-          text: context === undefined ? outcome.modelText : `${outcome.modelText}\n\n${context}`,
-          isError: outcome.kind !== "success",
-          ...(outcome.kind === "success" && outcome.structured ? { structuredContent: outcome.structured } : {}),
-        };
       },
     },
     prep.signal,

@@ -279,6 +279,7 @@ export async function executeRun(setup: RunSetup): Promise<Result> {
           },
           ready: () => queue.ready(),
           ruleDenies: (toolName: string, input: unknown) => broker.deniedBy(toolName, input) !== undefined,
+          ...(setup.tools ? { hostBusy: () => setup.tools!.busy() } : {}),
           partial: (output) => {
             if (live) partial = output;
           },

@@ -42,6 +42,13 @@ export interface RunToolBinding {
   /** The run's `tool-call` events of host tools, for the calls whose CLI sends no call id. */
   readonly callIds: HostCallIds;
   /**
+   * Runs `work`, one call of the agent's host tool (its hooks, approval and handler), counted as
+   * host work the CLI waits on until it settles: {@link busy} is true meanwhile.
+   */
+  serve<T>(work: () => Promise<T>): Promise<T>;
+  /** True while a host-tool call of this run is being served (the CLI waits on it: not a stall). */
+  busy(): boolean;
+  /**
    * Opens this run's access to the agent's server (started on first use) for `session`; `signal`
    * ends it. A plain run gets a grant (bearer token) of its own, revoked when it ends. A thread turn
    * gets its thread's grant, the same URL and token for every turn, so the CLI process parked after
@@ -83,6 +90,7 @@ export class AgentTools {
    */
   binding(runId: string, queue: EventQueue, threadKey?: string): RunToolBinding | undefined {
     if (this.#tools.length === 0) return undefined;
+    let serving = 0;
     return {
       runId,
       threadKey,
@@ -92,6 +100,15 @@ export class AgentTools {
         HOST_TOOL_SERVER_NAME,
         this.#tools.map((tool) => tool.name),
       ),
+      serve: async (work) => {
+        serving += 1;
+        try {
+          return await work();
+        } finally {
+          serving -= 1;
+        }
+      },
+      busy: () => serving > 0,
       open: async (session, signal) => {
         const server = await this.#start();
         if (threadKey !== undefined) {

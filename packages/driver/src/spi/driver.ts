@@ -39,6 +39,13 @@ export interface DriverSink {
    */
   ruleDenies?(toolName: string, input: unknown): boolean;
   /**
+   * True while the host is doing work for this run that the CLI waits on: one of the SDK's host
+   * tools (`defineTool`) is being called (its hooks, its approval, its handler), so the CLI's
+   * silence meanwhile is not a stall (the driver kit's `StallWatchdog` does not count it). Never
+   * throws. Optional: a host without it runs no work the CLI waits on.
+   */
+  hostBusy?(): boolean;
+  /**
    * Offers the host the running turn's controls (see {@link TurnControl}), once the turn can take
    * them; returns the function that withdraws them, which the driver calls when the turn ends.
    * Optional: a host without it never controls a turn.

@@ -49,7 +49,8 @@ export interface CommonDriverConfig {
   readonly maxConcurrentSpawns?: number;
   /**
    * ms a run may go without any output from the CLI (stdout or stderr), not counting time spent
-   * waiting on a human's approval, before it is ended as stalled: the run rejects with a
+   * waiting on a human's approval or a host hook, nor time one of the Agent's host tools
+   * (`defineTool`) runs while the CLI waits on it, before it is ended as stalled: the run rejects with a
    * DriverError coded `TIMEOUT` (op `"stall"`; `FORCE_KILLED` wrapping it when SIGTERM was not
    * enough). `0` turns the watchdog off. Default 600,000 (10 minutes); at most 2^31-1.
    */

@@ -42,6 +42,28 @@ describe("StallWatchdog", () => {
     expect(watchdog.signal.aborted).toBe(true);
   });
 
+  it("does not count time the host reports busy through the sink (a host tool running), and restarts the clock once it is not", () => {
+    const source = counter();
+    let busy = false;
+    using watchdog = new StallWatchdog(source, { timeoutMs: 2_000, device: "agent" });
+    const sink = watchdog.sink({
+      emit: () => undefined,
+      requestApproval: () => Promise.resolve({ outcome: "approve" }),
+      hostBusy: () => busy,
+    });
+    expect(sink.hostBusy?.()).toBe(false);
+    vi.advanceTimersByTime(1_500);
+    busy = true;
+    expect(sink.hostBusy?.()).toBe(true);
+    vi.advanceTimersByTime(60_000);
+    expect(watchdog.signal.aborted).toBe(false);
+    busy = false;
+    vi.advanceTimersByTime(1_499);
+    expect(watchdog.signal.aborted).toBe(false);
+    vi.advanceTimersByTime(2_000);
+    expect(watchdog.signal.aborted).toBe(true);
+  });
+
   it("does not count time spent waiting on an approval, and restarts the clock once it is answered", async () => {
     const source = counter();
     let answer!: (decision: ApprovalDecision) => void;

@@ -30,7 +30,8 @@ export interface StallWatchdogOptions {
 /**
  * Ends a run whose CLI stopped producing output: once the watched process wrote nothing on stdout
  * or stderr for `timeoutMs`, not counting time the run waits on a human (an approval asked through
- * {@link sink}, or any {@link pause}) nor time its output is held back by the reader
+ * {@link sink}, a host tool running while the sink's `hostBusy()` says so, or any {@link pause})
+ * nor time its output is held back by the reader
  * ({@link OutputCounter.outputHeld}: a host reading slowly), {@link signal} aborts with a DriverError coded `TIMEOUT`
  * (op `"stall"`). A driver joins that signal with its run's signal (`AbortSignal.any`), so a stall
  * ends the run through its ordinary cancellation path and the verdict is the `TIMEOUT` error (or
@@ -55,6 +56,8 @@ export class StallWatchdog implements Disposable {
   #bytes: number;
   #quietSince = performance.now();
   #paused = 0;
+  /** The host's report of work the CLI waits on (a host tool running), taken from the sink. */
+  #hostBusy: (() => boolean) | undefined;
   #timer: NodeJS.Timeout | undefined;
 
   /**
@@ -102,10 +105,12 @@ export class StallWatchdog implements Disposable {
 
   /**
    * `sink` whose `requestApproval` and `hook` pause the watchdog until the host answered: time a
-   * human or a host hook takes to decide is not a stall. Everything else (events, turn controls,
-   * the run's deny rules) passes through.
+   * human or a host hook takes to decide is not a stall. The watchdog also does not count silence
+   * while `sink.hostBusy()` is true (a host tool the CLI waits on is running). Everything else
+   * (events, turn controls, the run's deny rules) passes through.
    */
   sink(sink: DriverSink): DriverSink {
+    if (sink.hostBusy) this.#hostBusy = sink.hostBusy.bind(sink);
     return {
       emit: (event) => sink.emit(event),
       requestApproval: async (ask) => {
@@ -133,6 +138,7 @@ export class StallWatchdog implements Disposable {
       ...(sink.ready ? { ready: sink.ready.bind(sink) } : {}),
       ...(sink.partial ? { partial: sink.partial.bind(sink) } : {}),
       ...(sink.ruleDenies ? { ruleDenies: sink.ruleDenies.bind(sink) } : {}),
+      ...(sink.hostBusy ? { hostBusy: sink.hostBusy.bind(sink) } : {}),
     };
   }
 
@@ -149,7 +155,7 @@ export class StallWatchdog implements Disposable {
   #check(): void {
     const now = performance.now();
     const bytes = this.#source.outputBytes;
-    if (bytes !== this.#bytes || this.#paused > 0 || this.#source.outputHeld === true) {
+    if (bytes !== this.#bytes || this.#paused > 0 || this.#source.outputHeld === true || this.#hostBusy?.() === true) {
       this.#bytes = bytes;
       this.#quietSince = now;
       return;
