@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { Agent, type AgentEvent, type ApprovalRule } from "adaptor";
+import { Agent, RunError, type AgentEvent, type ApprovalRule } from "adaptor";
 import { hostileAcp, text, type HostileStep } from "./hostile-agent/hostile.js";
 
 // An ACP agent that starts a command on the host's terminal as a program and its arguments
@@ -140,5 +140,37 @@ describe("an ACP execute call whose args are not an array of strings (hostile ag
       onApproval: (request) => (suggestions.push(request.suggestions), request.deny("asked")),
     });
     expect(suggestions).toEqual([[]]);
+  });
+});
+
+describe("an ACP execute call carrying no command that ran without asking (hostile agent)", () => {
+  it("a deny rule without toolName names it: the notice carries the rule and the run fails", async () => {
+    const call = { toolCallId: "c1", title: "Clean up", kind: "execute" };
+    const driver = hostileAcp(
+      {
+        "session/new": [{ respond: { sessionId: "hostile-session", modes: inNormal } }],
+        "session/prompt": [
+          [
+            { update: { sessionUpdate: "tool_call", status: "in_progress", ...call } },
+            { update: { sessionUpdate: "tool_call_update", toolCallId: "c1", status: "completed" } },
+            text("done"),
+            { respond: { stopReason: "end_turn" } },
+          ],
+        ],
+      },
+      { askMode: "normal", sandboxModes: { read_only: "normal" }, cwd: dir },
+    );
+    agent = new Agent(driver);
+    const stream = agent.stream("go", {
+      policy: { approvals: { permission: "ask", rules: [{ commandPrefix: "rm", outcome: "deny" }] } },
+      onApproval: (request) => request.approve(),
+    });
+    const events: AgentEvent[] = [];
+    for await (const event of stream) events.push(event);
+    const error = await stream.result().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(RunError);
+    expect((error as RunError).reason).toBe("policy_violation");
+    const unasked = events.filter((e) => e.type === "notice" && e.kind === "approval.unasked");
+    expect(unasked).toMatchObject([{ data: { toolCallId: "c1", rule: { commandPrefix: "rm" } } }]);
   });
 });

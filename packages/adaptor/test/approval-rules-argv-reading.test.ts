@@ -1,7 +1,9 @@
 import { describe, expect, it } from "vitest";
 import type { ApprovalAsk } from "@adaptor/driver";
+import { Agent, RunError, type AgentEvent } from "../src/index.js";
 import { commandsOf, ruleMatches, suggestRules, uncomparedBy, type RuleSubject } from "../src/approval/approval-rule.js";
 import { runAsks } from "./support/run-asks.js";
+import { scriptedDriver } from "./scripted-driver.js";
 
 // How a rule reads a command given as a program and its arguments: as one shell line whose words
 // are that argv (quoted), never as text an agent can shape; and the same reading for a call the
@@ -88,5 +90,44 @@ describe("args that are not an array of strings give no readable command", () =>
         reason: "no rm (the call's command is not text or an array of strings (its args), so the rule could not read it)",
       },
     ]);
+  });
+});
+
+describe("a call the agent ran without asking is read as its ask would be", () => {
+  it("a deny rule on every tool names an ACP execute call carrying no command that ran unasked (the notice and the failure name it)", async () => {
+    const driver = scriptedDriver(async (_request, sink) => {
+      sink.emit({ type: "tool-call", phase: "start", id: "e1", name: "Run the cleanup", kind: "execute" });
+      sink.emit({ type: "tool-call", phase: "end", id: "e1", name: "Run the cleanup", input: {}, kind: "execute" });
+      sink.emit({ type: "tool-result", id: "e1", output: "done", isError: false });
+      return { text: "ran" };
+    });
+    const rule = { commandPrefix: "rm" };
+    const events: AgentEvent[] = [];
+    const stream = new Agent(driver).stream("p", {
+      policy: { approvals: { permission: "ask", rules: [{ ...rule, outcome: "deny" }] } },
+      onApproval: (request) => request.approve(),
+    });
+    for await (const event of stream) events.push(event);
+    const verdict = await stream.result().catch((error: unknown) => error);
+    expect(verdict).toBeInstanceOf(RunError);
+    expect(verdict).toMatchObject({ reason: "policy_violation", details: { toolCallIds: ["e1"] } });
+    expect(events.flatMap((e) => (e.type === "notice" && e.kind === "approval.unasked" ? [e.data] : []))).toEqual([
+      { toolCallId: "e1", toolName: "Run the cleanup", mode: "ask", rule },
+    ]);
+  });
+
+  it("the same call asked about is denied by the same rule", async () => {
+    const ask: ApprovalAsk = {
+      kind: "permission",
+      title: "Run the cleanup",
+      toolName: "Run the cleanup",
+      input: {},
+      details: { toolKind: "execute" },
+    };
+    const { requests, decisions } = await runAsks([ask], {
+      approvals: { permission: "ask", rules: [{ commandPrefix: "rm", outcome: "deny" }] },
+    });
+    expect(requests).toEqual([]);
+    expect(decisions).toMatchObject([{ outcome: "deny" }]);
   });
 });
