@@ -498,9 +498,9 @@ function namesTool(toolName: string, asked: string | undefined, conservatively: 
 }
 
 /**
- * Whether `subject` is a shell call: its input carries a command ({@link commandOf}), or one in a
- * shape no rule reads ({@link unreadableCommand}), its ACP kind
- * is `execute`, or its tool is one of {@link SHELL_TOOLS}.
+ * Whether `subject` is a shell call: its input carries a command ({@link commandOf}) or one in a
+ * shape no rule reads ({@link unreadableCommand}), its ACP kind is `execute`, or its tool is one of
+ * {@link SHELL_TOOLS}.
  */
 export function isShellCall(subject: RuleSubject): boolean {
   return (
@@ -518,8 +518,8 @@ function isShellTool(subject: RuleSubject): boolean {
 
 /**
  * Why `rule` matches `subject` without having been compared with it, or undefined: the call
- * carries no command, or one in a shape no rule reads (a command rule), or is a shell call naming no file (a path rule), so a deny
- * fails closed. For the deny's reason.
+ * carries no command, or one in a shape no rule reads (a command rule), or is a shell call naming
+ * no file (a path rule), so a deny fails closed. For the deny's reason.
  */
 export function uncomparedBy(rule: ApprovalRule, subject: RuleSubject): string | undefined {
   if ((rule.command !== undefined || rule.commandPrefix !== undefined) && innermost(subject.input) === undefined)
