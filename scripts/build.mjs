@@ -33,7 +33,7 @@ const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
  * keeps a counter per copy: only `adaptor` makes v7 ids, so its ids stay ordered. They stay
  * declared dependencies: the published `source` condition imports them from src/.
  */
-export const INLINED = new Set(["uuid", "p-queue", "eventemitter3", "p-timeout", "fastest-levenshtein"]);
+export const INLINED = new Set(["uuid", "p-queue", "eventemitter3", "p-timeout", "fastest-levenshtein", "shell-quote"]);
 
 /** The package a bare specifier names: `@scope/name/sub` → `@scope/name`, `name/sub` → `name`. */
 function packageNameOf(specifier) {

@@ -347,7 +347,7 @@ describe("the tarballs installed with plain npm outside the workspace", () => {
     expect(comparable).toEqual(fromSource.pairs);
   }, 180_000);
 
-  it("copies uuid, p-queue (with eventemitter3 and p-timeout) and fastest-levenshtein into the bundles: importing adaptor and the claude and codex drivers loads no module of theirs, and a misspelt option is still refused with its closest match", async () => {
+  it("copies uuid, p-queue (with eventemitter3 and p-timeout), fastest-levenshtein and shell-quote into the bundles: importing adaptor and the claude and codex drivers loads no module of theirs, and a misspelt option is still refused with its closest match", async () => {
     const { stdout, loaded } = await loadedModules(
       `const { Agent } = await import("adaptor");
        const { claude } = await import("@adaptor/claude");
@@ -359,7 +359,9 @@ describe("the tarballs installed with plain npm outside the workspace", () => {
        console.log(JSON.stringify(typo));`,
     );
     expect(loaded.filter((url) => url.includes("/node_modules/adaptor/dist/js/"))).not.toEqual([]);
-    expect(loaded.filter((url) => /\/node_modules\/(uuid|p-queue|eventemitter3|p-timeout|fastest-levenshtein)\//.test(url))).toEqual([]);
+    expect(
+      loaded.filter((url) => /\/node_modules\/(uuid|p-queue|eventemitter3|p-timeout|fastest-levenshtein|shell-quote)\//.test(url)),
+    ).toEqual([]);
     expect(JSON.parse(stdout) as unknown).toBe('claude: invalid driver config: modle is not a known option; did you mean "model"?');
   });
 

@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { Agent, type ApprovalRule } from "adaptor";
+import { Agent, RunError, type AgentEvent, type ApprovalRule } from "adaptor";
 import { hostileAcp, text, type HostileStep } from "./hostile-agent/hostile.js";
 
 // An ACP agent that starts a command on the host's terminal as a program and its arguments
@@ -64,5 +64,113 @@ describe("deny rules on an ACP terminal/create given as a program and arguments 
       onApproval: (request) => (suggestions.push(request.suggestions), request.approve()),
     });
     expect(suggestions).toEqual([[{ toolName: "terminal/create", command: "sh -c true" }]]);
+  });
+});
+
+describe("an allow rule on an ACP terminal/create compares the argv quoted as one shell line (hostile agent)", () => {
+  it("an allow of the line whose words differ (a b, not 'a b') does not approve the argv: the handler is asked", async () => {
+    const file = join(dir, "a b");
+    agent = terminalAgent("touch", [file]);
+    const asked: unknown[] = [];
+    await agent.run("go", {
+      policy: { approvals: { permission: "ask", rules: [{ toolName: "terminal/create", command: `touch ${file}`, outcome: "approve" }] } },
+      onApproval: (request) => (asked.push(request.suggestions), request.deny("asked")),
+    });
+    expect(asked).toEqual([[{ toolName: "terminal/create", command: `touch '${file}'` }]]);
+    expect(existsSync(file)).toBe(false);
+  });
+
+  it("an allow of the argv's own quoted line approves it without asking", async () => {
+    const file = join(dir, "a b");
+    agent = terminalAgent("touch", [file]);
+    const asked: unknown[] = [];
+    await agent.run("go", {
+      policy: {
+        approvals: { permission: "ask", rules: [{ toolName: "terminal/create", command: `touch '${file}'`, outcome: "approve" }] },
+      },
+      onApproval: (request) => (asked.push(request.input), request.deny("asked")),
+    });
+    expect(asked).toEqual([]);
+    expect(existsSync(file)).toBe(true);
+  });
+});
+
+/** An agent whose prompt asks about one execute call with `rawInput`, then reports it failed. */
+function executeAsker(rawInput: Record<string, unknown>): Agent {
+  const call = { toolCallId: "c1", title: "Run it", kind: "execute", rawInput };
+  const driver = hostileAcp(
+    {
+      "session/new": [{ respond: { sessionId: "hostile-session", modes: inNormal } }],
+      "session/prompt": [
+        [
+          { update: { sessionUpdate: "tool_call", status: "pending", ...call } },
+          { permission: call },
+          { update: { sessionUpdate: "tool_call_update", toolCallId: "c1", status: "failed" } },
+          text("done"),
+          { respond: { stopReason: "end_turn" } },
+        ],
+      ],
+    },
+    { askMode: "normal", sandboxModes: { read_only: "normal" }, cwd: dir },
+  );
+  return new Agent(driver);
+}
+
+describe("an ACP execute call whose args are not an array of strings (hostile agent)", () => {
+  it("a deny of rm denies it without asking (its command cannot be read: the deny fails closed)", async () => {
+    agent = executeAsker({ command: "sh", args: { c: "rm -rf x" } });
+    const asked: unknown[] = [];
+    const stream = agent.stream("go", {
+      policy: { approvals: { permission: "ask", rules: [{ commandPrefix: "rm", outcome: "deny", reason: "no rm" }] } },
+      onApproval: (request) => (asked.push(request.input), request.approve()),
+    });
+    const events: AgentEvent[] = [];
+    for await (const event of stream) events.push(event);
+    await stream.result();
+    expect(asked).toEqual([]);
+    const resolved = events.find((e) => e.type === "notice" && e.kind === "approval.resolved");
+    expect(resolved).toMatchObject({ data: { outcome: "denied", rule: { commandPrefix: "rm" } } });
+  });
+
+  it("an allow shaped to read as its text does not approve it: the handler is asked, offered no rule", async () => {
+    agent = executeAsker({ command: "sleep", args: 0 });
+    const suggestions: unknown[] = [];
+    await agent.run("go", {
+      policy: { approvals: { permission: "ask", rules: [{ toolName: "Run it", command: "sleep 0", outcome: "approve" }] } },
+      onApproval: (request) => (suggestions.push(request.suggestions), request.deny("asked")),
+    });
+    expect(suggestions).toEqual([[]]);
+  });
+});
+
+describe("an ACP execute call carrying no command that ran without asking (hostile agent)", () => {
+  it("a deny rule without toolName names it: the notice carries the rule and the run fails", async () => {
+    const call = { toolCallId: "c1", title: "Clean up", kind: "execute" };
+    const driver = hostileAcp(
+      {
+        "session/new": [{ respond: { sessionId: "hostile-session", modes: inNormal } }],
+        "session/prompt": [
+          [
+            { update: { sessionUpdate: "tool_call", status: "in_progress", ...call } },
+            { update: { sessionUpdate: "tool_call_update", toolCallId: "c1", status: "completed" } },
+            text("done"),
+            { respond: { stopReason: "end_turn" } },
+          ],
+        ],
+      },
+      { askMode: "normal", sandboxModes: { read_only: "normal" }, cwd: dir },
+    );
+    agent = new Agent(driver);
+    const stream = agent.stream("go", {
+      policy: { approvals: { permission: "ask", rules: [{ commandPrefix: "rm", outcome: "deny" }] } },
+      onApproval: (request) => request.approve(),
+    });
+    const events: AgentEvent[] = [];
+    for await (const event of stream) events.push(event);
+    const error = await stream.result().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(RunError);
+    expect((error as RunError).reason).toBe("policy_violation");
+    const unasked = events.filter((e) => e.type === "notice" && e.kind === "approval.unasked");
+    expect(unasked).toMatchObject([{ data: { toolCallId: "c1", rule: { commandPrefix: "rm" } } }]);
   });
 });

@@ -39,19 +39,21 @@ describe("a command given as a program and an args array", () => {
     expect(ruleMatches(exact, terminal("sh", ["-c", "rm -f /w/victim.txt"]), undefined, "any")).toBe(true);
   });
 
-  it("an allow compares the whole joined command: an allow of the program alone does not allow it", () => {
+  it("an allow compares the whole command: an allow of the program alone does not allow it", () => {
     expect(ruleMatches({ toolName: "terminal/create", command: "sh" }, terminal("sh", ["-c", "rm -f x"]))).toBe(false);
-    expect(ruleMatches({ toolName: "terminal/create", commandPrefix: "sh" }, terminal("sh", ["-c", "rm -f x"]))).toBe(true);
+    // Its line quotes `rm -f x` ('rm -f x'), and a command holding a quote never matches an allow prefix.
+    expect(ruleMatches({ toolName: "terminal/create", commandPrefix: "sh" }, terminal("sh", ["-c", "rm -f x"]))).toBe(false);
+    expect(ruleMatches({ toolName: "terminal/create", commandPrefix: "npm" }, terminal("npm", ["test"]))).toBe(true);
     expect(ruleMatches({ toolName: "terminal/create", command: "npm test" }, terminal("npm", ["test"]))).toBe(true);
     expect(ruleMatches({ toolName: "terminal/create", command: "npm test" }, terminal("npm", ["install"]))).toBe(false);
     expect(ruleMatches({ toolName: "terminal/create", command: "echo hi" }, terminal("sh", ["-c", "echo hi"]))).toBe(true);
   });
 
-  it("its suggestion is the whole joined command, never the program alone", () => {
+  it("its suggestion is the whole command (its words quoted), never the program alone", () => {
     expect(suggestRules(terminal("sh", ["-c", "rm -f /w/victim.txt"]))).toEqual([
-      { toolName: "terminal/create", command: "sh -c rm -f /w/victim.txt" },
+      { toolName: "terminal/create", command: "sh -c 'rm -f /w/victim.txt'" },
     ]);
-    expect(suggestRules(execute({ command: "sh", args: ["-c", "rm -rf x"] }))).toEqual([{ toolName: "x", command: "sh -c rm -rf x" }]);
+    expect(suggestRules(execute({ command: "sh", args: ["-c", "rm -rf x"] }))).toEqual([{ toolName: "x", command: "sh -c 'rm -rf x'" }]);
   });
 
   it("a command string with no arguments stays a shell line: its wrapper is read", () => {

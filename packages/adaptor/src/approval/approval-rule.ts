@@ -2,6 +2,7 @@ import * as path from "node:path";
 import { InvalidOptionError } from "@adaptor/errors";
 import { closestOption } from "@adaptor/errors/internal";
 import { realDirectory, TOOL_NAME_MAX_LENGTH } from "@adaptor/driver/kit";
+import quote from "shell-quote/quote.js";
 import type { ApprovalDecision } from "@adaptor/driver";
 
 /**
@@ -27,9 +28,13 @@ export interface ApprovalRule {
    */
   readonly toolName?: string;
   /**
-   * The shell command, exactly (`request.input.command`; an argv, an array or a `command` followed
-   * by an `args` array as an ACP `terminal/create` gives it, is joined with spaces). A blank command
-   * is none (a deny fails closed on it, an allow asks). A shell wrapper around one command (`/bin/bash -lc 'cat secret.txt'`, as codex asks) is also
+   * The shell command, exactly (`request.input.command`). An argv (an array of strings, or a
+   * `command` followed by an `args` array of strings, as an ACP `terminal/create` gives it) is one
+   * POSIX shell line, each word quoted where the shell needs it as the `shell-quote` package's
+   * `quote` does (`["git", "commit", "-m", "a b"]` is `git commit -m 'a b'`, `["echo", "x; rm y"]`
+   * is `echo 'x; rm y'`): its suggestion gives that line. A blank command is none, and so is one
+   * whose `args` (or `command` array) holds anything but strings, or is not an array: a deny fails
+   * closed on it, an allow asks. A shell wrapper around one command (`/bin/bash -lc 'cat secret.txt'`, as codex asks) is also
    * compared by the command inside, for this field and {@link commandPrefix}.
    */
   readonly command?: string;
@@ -133,30 +138,45 @@ const CONTENT_FIELDS = new Set(["new_source", "old_source"]);
 
 /**
  * The argv of an ask's input, when it gives its command as words: `command` as an array of strings
- * (legacy Codex), or a `command` string (or array) followed by an `args` array (an ACP
- * `terminal/create`, an agent's `{ command: "sh", args: ["-c", "rm x"] }`), a part that is not a
- * string written as JSON. Undefined for a command given as one string without arguments (a shell
- * line: an ACP host runs `terminal/create` without `args` through `/bin/sh -c`), or none.
+ * (legacy Codex), or a `command` string (or array of strings) followed by a non-empty `args` array
+ * of strings (an ACP `terminal/create`, an agent's `{ command: "sh", args: ["-c", "rm x"] }`).
+ * Undefined for a command given as one string without arguments (`args` absent, `null` or empty: a
+ * shell line, as an ACP host runs `terminal/create` without `args` through `/bin/sh -c`), or none.
+ * Null when the command or its `args` are given in another shape (`args` a string, a number, an
+ * object, an array holding anything but strings; a `command` array holding anything but strings):
+ * what the agent runs from it is not known, so no rule reads a command from it.
  */
-function argvOf(input: unknown): string[] | undefined {
+function argvOf(input: unknown): string[] | null | undefined {
   if (typeof input !== "object" || input === null) return undefined;
   const { command, args } = input as { command?: unknown; args?: unknown };
-  const word = (part: unknown): string => (typeof part === "string" ? part : JSON.stringify(part));
-  const rest = Array.isArray(args) ? args.map(word) : args === undefined || args === null ? [] : [word(args)];
-  if (Array.isArray(command) && command.length > 0 && command.every((part) => typeof part === "string")) return [...command, ...rest];
-  if (typeof command === "string" && rest.length > 0) return [command, ...rest];
-  return undefined;
+  if (typeof command !== "string" && !Array.isArray(command)) return undefined;
+  const words = (value: unknown): value is string[] => Array.isArray(value) && value.every((part) => typeof part === "string");
+  if ((Array.isArray(command) && !words(command)) || (args !== undefined && args !== null && !words(args))) return null;
+  const rest = args ?? [];
+  if (Array.isArray(command)) return command.length > 0 ? [...command, ...rest] : undefined;
+  return rest.length > 0 ? [command, ...rest] : undefined;
+}
+
+/**
+ * Whether the ask's input gives a command in a shape no rule reads ({@link argvOf} null): a deny
+ * with a command condition fails closed on it, an allow does not match it.
+ */
+function unreadableCommand(input: unknown): boolean {
+  return argvOf(input) === null;
 }
 
 /**
  * The shell command of an ask's input: `command` as a string, or its argv ({@link argvOf}: an
- * array, or `command` and `args`) joined with spaces; undefined when there is none or it is blank
- * (nothing to compare with).
+ * array, or `command` and `args`) as one POSIX shell line, each word quoted where the shell needs it
+ * (`shell-quote`'s `quote`: `["git", "commit", "-m", "a b"]` is `git commit -m 'a b'`,
+ * `["echo", "x; rm y"]` is `echo 'x; rm y'`), so the line's words are exactly the argv; undefined
+ * when there is none, it is blank (nothing to compare with) or it is unreadable ({@link argvOf}).
  */
 export function commandOf(input: unknown): string | undefined {
   if (typeof input !== "object" || input === null) return undefined;
   const argv = argvOf(input);
-  const command = argv !== undefined ? argv.join(" ") : (input as { command?: unknown }).command;
+  if (argv === null) return undefined;
+  const command = argv !== undefined ? quote(argv) : (input as { command?: unknown }).command;
   return typeof command === "string" && command.trim() !== "" ? command : undefined;
 }
 
@@ -196,6 +216,7 @@ function unquoted(word: string): string | undefined {
 function wrappedCommand(input: unknown): string | undefined {
   if (typeof input !== "object" || input === null) return undefined;
   const argv = argvOf(input);
+  if (argv === null) return undefined;
   if (argv !== undefined) return argv.length === 3 && WRAPPING_SHELL.test(argv[0]!) && COMMAND_FLAG.test(argv[1]!) ? argv[2] : undefined;
   const command = (input as { command?: unknown }).command;
   if (typeof command !== "string") return undefined;
@@ -477,12 +498,14 @@ function namesTool(toolName: string, asked: string | undefined, conservatively: 
 }
 
 /**
- * Whether `subject` is a shell call: its input carries a command ({@link commandOf}), its ACP kind
- * is `execute`, or its tool is one of {@link SHELL_TOOLS}.
+ * Whether `subject` is a shell call: its input carries a command ({@link commandOf}) or one in a
+ * shape no rule reads ({@link unreadableCommand}), its ACP kind is `execute`, or its tool is one of
+ * {@link SHELL_TOOLS}.
  */
 export function isShellCall(subject: RuleSubject): boolean {
   return (
     commandOf(subject.input) !== undefined ||
+    unreadableCommand(subject.input) ||
     subject.toolKind === "execute" ||
     (subject.toolName !== undefined && SHELL_TOOLS.includes(subject.toolName))
   );
@@ -495,12 +518,14 @@ function isShellTool(subject: RuleSubject): boolean {
 
 /**
  * Why `rule` matches `subject` without having been compared with it, or undefined: the call
- * carries no command (a command rule) or is a shell call naming no file (a path rule), so a deny
- * fails closed. For the deny's reason.
+ * carries no command, or one in a shape no rule reads (a command rule), or is a shell call naming
+ * no file (a path rule), so a deny fails closed. For the deny's reason.
  */
 export function uncomparedBy(rule: ApprovalRule, subject: RuleSubject): string | undefined {
   if ((rule.command !== undefined || rule.commandPrefix !== undefined) && innermost(subject.input) === undefined)
-    return "the call carries no command the rule could be compared with";
+    return unreadableCommand(subject.input)
+      ? "the call's command is not text or an array of strings (its args), so the rule could not read it"
+      : "the call carries no command the rule could be compared with";
   if (rule.pathPrefix !== undefined && pathsOf(subject.input).length === 0 && isShellCall(subject))
     return "the call runs a command, which names no file the rule could be compared with";
   return undefined;

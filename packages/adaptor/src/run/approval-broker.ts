@@ -205,11 +205,14 @@ export class ApprovalBroker {
 
   /**
    * The deny rule the run holds (given before it or remembered so far) that names a call of
-   * `toolName` with `input`, compared as a `permission` ask about it would be; undefined when none.
+   * `toolName` with `input` and, when its driver gives one, the ACP kind `toolKind` (an `execute`
+   * call is a shell call even when it carries no command), compared as a `permission` ask about it
+   * would be (the same reading); undefined when none.
    */
-  deniedBy(toolName: string, input: unknown): ApprovalRule | undefined {
+  deniedBy(toolName: string, input: unknown, toolKind?: string): ApprovalRule | undefined {
     if (!this.#rules.denies) return undefined;
-    const remembered = this.#rules.match(this.#subject({ kind: "permission", toolName, input }));
+    const details = toolKind !== undefined ? { toolKind } : undefined;
+    const remembered = this.#rules.match(this.#subject({ kind: "permission", toolName, input, details }));
     return remembered?.decision.outcome === "deny" ? remembered.rule : undefined;
   }
 

@@ -265,8 +265,11 @@ export interface UnaskedCall {
   readonly rule?: ApprovalRule;
 }
 
-/** The rule of a deny the run holds (given before it or remembered) that names a call of `toolName` with `input`, if any. */
-export type DeniedBy = (toolName: string, input: unknown) => ApprovalRule | undefined;
+/**
+ * The rule of a deny the run holds (given before it or remembered) that names a call of `toolName`
+ * with `input` and the `kind` its `tool-call` events gave (an ACP kind, such as `execute`), if any.
+ */
+export type DeniedBy = (toolName: string, input: unknown, toolKind?: string) => ApprovalRule | undefined;
 
 /** The `permission` approval modes under which a call that runs unasked breaks the run's policy. */
 type CheckedMode = "ask" | "auto_deny";
@@ -335,7 +338,7 @@ export class PermissionClock {
  * answered covered it without naming its id). Each such call also fails the run ({@link calls}, given to
  * {@link checkDriverResponse}): whether the CLI exempted the tool itself or the driver skipped the
  * ask, the mode the host set did not hold for it. A call that a deny rule of the run names (given
- * before it or remembered, compared as an ask of the call's tool and input would be) and that
+ * before it or remembered, compared as an ask of the call's tool, input and kind would be) and that
  * returned a result without an ask about its id gets the notice (`data.rule`) and fails the run
  * under every mode, none of those exemptions applying: the host said never, and it ran.
  */
@@ -359,10 +362,11 @@ export class UnaskedTools {
   /** Whether the run holds a deny rule now (default: whenever {@link #deniedBy} is given). */
   readonly #holdsDeny: () => boolean;
   /**
-   * The input of each call reported and not yet returned, by call id: kept only while the run
-   * holds a deny rule ({@link #holdsDeny}), to compare the call with it as it returns.
+   * The input and kind (the last its events gave) of each call reported and not yet returned, by
+   * call id: kept only while the run holds a deny rule ({@link #holdsDeny}), to compare the call
+   * with it as it returns, as an ask about it would be.
    */
-  readonly #inputs = new Map<string, unknown>();
+  readonly #inputs = new Map<string, { input?: unknown; kind?: string }>();
 
   /**
    * @param clock - the run's permission mode over time (shared by the run's driver calls); by
@@ -414,17 +418,24 @@ export class UnaskedTools {
     if (event.type === "tool-call") {
       if (!this.#startedUnder.has(event.id)) this.#startedUnder.set(event.id, this.#clock.mode);
       if (event.phase === "start" || !this.#names.has(event.id)) this.#names.set(event.id, event.name);
-      if (event.input !== undefined && this.#deniedBy && this.#holdsDeny()) this.#inputs.set(event.id, event.input);
+      if ((event.input !== undefined || event.kind !== undefined) && this.#deniedBy && this.#holdsDeny()) {
+        const kept = this.#inputs.get(event.id) ?? {};
+        this.#inputs.set(event.id, {
+          ...kept,
+          ...(event.input !== undefined ? { input: event.input } : {}),
+          ...(event.kind !== undefined ? { kind: event.kind } : {}),
+        });
+      }
       if (this.#exempt.has(event.name) || hasNoEffect(event.kind) || this.#isHostTool(event.name)) this.#harmless.add(event.id);
       return undefined;
     }
     if (event.type !== "tool-result") return undefined;
-    const input = this.#inputs.get(event.id);
+    const kept = this.#inputs.get(event.id);
     this.#inputs.delete(event.id);
     if (event.isError || this.#asked.has(event.id)) return undefined;
     const toolName = event.name ?? this.#names.get(event.id) ?? "a tool";
     // A deny rule naming the call: it ran although the host said never, whatever let it run.
-    const rule = this.#deniedBy?.(toolName, input);
+    const rule = this.#deniedBy?.(toolName, kept?.input, kept?.kind);
     // A call whose start was not reported is judged by the mode in effect as it returned.
     const mode = this.#startedUnder.has(event.id) ? this.#startedUnder.get(event.id) : this.#clock.mode;
     if (rule === undefined) {

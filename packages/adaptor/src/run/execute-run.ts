@@ -248,7 +248,7 @@ export async function executeRun(setup: RunSetup): Promise<Result> {
           driver.descriptor,
           setup.tools ? { name: HOST_TOOL_SERVER_NAME, tools: setup.tools.tools.map((tool) => tool.name) } : undefined,
           permissionClock,
-          (toolName, input) => broker.deniedBy(toolName, input),
+          (toolName, input, toolKind) => broker.deniedBy(toolName, input, toolKind),
           () => broker.holdsDenyRule,
         );
         const foreign = new ForeignEvents();
