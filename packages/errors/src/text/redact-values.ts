@@ -176,16 +176,21 @@ export const REDACTED = "[redacted]";
 /**
  * `text` with every occurrence of each of `values` replaced by `marker`: the values of
  * credentials the host knows (its secret environment variables) never leave it in a message or
- * stored text. Each value is found as it is, in any letter case, URL-encoded (any of its
- * characters as `%XX` escapes with hex digits in either case, a space also as `+`),
- * base64-encoded (standard or URL-safe, padded or not, on its own or inside a longer encoded text
- * such as `{"token":"…"}`, `key=…` or a `data:` URL's payload, at whichever byte offset it starts:
- * there the characters that encode only the value's bytes are replaced, and the one or two at each
- * end that also encode a neighbouring byte are left; inside a URL or a JSON string also with its
- * `+` and `/` written `%2B`, `%2F` (hex digits in either case), `\/`, `\u002b` or `\u002f`) and as
- * a JSON string writes it (any character as its `\uXXXX` escape, `/` as `\/`, a quote or
- * backslash escaped: a remote's JSON body echoing it). A shifted base64 form is looked for only
- * when it is at least 6 characters long (a value of 5 bytes or more). Empty values are skipped (they would match everywhere).
+ * stored text. Each value is found as it is, in any letter case, URL-encoded once or twice (any
+ * of its characters as `%XX` escapes with hex digits in either case, or as `%25XX`; a space also
+ * as `+`), base64-encoded (standard or URL-safe, padded or not, on its own or inside a longer
+ * encoded text such as `{"token":"…"}`, `key=…` or a `data:` URL's payload, at whichever byte
+ * offset it starts: there the characters that encode only the value's bytes are replaced, and the
+ * one or two at each end that also encode a neighbouring byte are left; inside a URL or a JSON
+ * string also with any of its characters URL-encoded once or twice, or its `+` and `/` written
+ * `\/`, `\u002b` or `\u002f`; in a wrapped text also cut by line breaks, CRLF or LF, as they are or
+ * JSON-escaped, as MIME and PEM wrap their lines) and as a JSON string writes it (any character
+ * as its `\uXXXX` escape, `/` as `\/`, a quote or backslash escaped: a remote's JSON body echoing
+ * it). A shifted base64 form is looked for only when it is at least 6 characters long (a value of
+ * 5 bytes or more). Empty values are skipped (they would match everywhere).
+ *
+ * Cost: one pass over `text` per form (a search per plain or base64 form, and a pattern each for
+ * the escaped forms when the text holds an escape or a line break), so linear in the text for each value.
  * @param marker what replaces each occurrence; default {@link REDACTED}.
  */
 export function redactValues(text: string, values: readonly string[], marker = REDACTED): string {
