@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { redactValues } from "./redact-values.js";
+import { redactCutAtEnd, redactCutAtStart, redactValues } from "./redact-values.js";
 
 describe("redactValues", () => {
   it("replaces every occurrence of each value, leaves the rest, and skips an empty value (it would match between every character)", () => {
@@ -187,5 +187,24 @@ describe("redactValues", () => {
     const text = `a ${secret} b ${secret.toUpperCase()} c ${Buffer.from(secret).toString("base64")} d`;
     expect(redactValues(text, [secret], "<redacted>")).toBe("a <redacted> b <redacted> c <redacted> d");
     expect(redactValues(text, [secret], "$&")).toBe("a $& b $& c $& d");
+  });
+});
+
+describe("redactCutAtStart and redactCutAtEnd", () => {
+  const secret = "sk-live-Zq9Wk3vT7pLm2Xr8Yb";
+  const base64 = Buffer.from(secret).toString("base64");
+
+  it("replace the end of a value (or of its base64 form) at a text's start, and its beginning at a text's end: 8 characters or more, never the whole value", () => {
+    expect(redactCutAtStart(`${secret.slice(-8)} rest`, [secret])).toBe("[redacted] rest");
+    expect(redactCutAtStart(`${secret.slice(1)}${secret.slice(1)} rest`, [secret])).toBe(`[redacted]${secret.slice(1)} rest`);
+    expect(redactCutAtStart(`${base64.slice(-10)} rest`, [secret])).toBe("[redacted] rest");
+    expect(redactCutAtEnd(`head ${secret.slice(0, 9)}`, [secret])).toBe("head [redacted]");
+    expect(redactCutAtEnd(`head ${base64.slice(0, 12)}`, [secret])).toBe("head [redacted]");
+    // Fewer than 8 characters, a piece that is not at the edge, or the whole value: left to redactValues.
+    expect(redactCutAtStart(`${secret.slice(-7)} rest`, [secret])).toBe(`${secret.slice(-7)} rest`);
+    expect(redactCutAtStart(` ${secret.slice(-12)}`, [secret])).toBe(` ${secret.slice(-12)}`);
+    expect(redactCutAtStart(`${secret} rest`, [secret])).toBe(`${secret} rest`);
+    expect(redactCutAtEnd(`head ${secret}`, [secret])).toBe(`head ${secret}`);
+    expect(redactCutAtStart("abc", ["", secret])).toBe("abc");
   });
 });

@@ -236,3 +236,55 @@ export function redactValues(text: string, values: readonly string[], marker = R
   }
   return out;
 }
+
+/**
+ * Fewest characters of a cut value that {@link redactCutAtStart} and {@link redactCutAtEnd}
+ * replace: a shorter piece would turn up in ordinary text.
+ */
+export const MIN_CUT_VALUE_CHARS = 8;
+
+/**
+ * The most characters, `MIN_CUT_VALUE_CHARS` or more, that `text` starts with (`atStart`) or ends
+ * with, of one of `forms`, cut: the end of a form at the text's start, its beginning at the
+ * text's end; never a whole form. 0 when there is none.
+ */
+function cutLength(text: string, forms: readonly string[], atStart: boolean): number {
+  let longest = 0;
+  for (const form of forms) {
+    for (let length = Math.min(form.length - 1, text.length); length >= Math.max(MIN_CUT_VALUE_CHARS, longest + 1); length--) {
+      const piece = atStart ? form.slice(form.length - length) : form.slice(0, length);
+      if (atStart ? text.startsWith(piece) : text.endsWith(piece)) {
+        longest = length;
+        break;
+      }
+    }
+  }
+  return longest;
+}
+
+/**
+ * `text`, the tail of a longer text (a bounded window of output), with the end of a value its
+ * cut fell inside replaced by `marker`: when `text` starts with the last
+ * {@link MIN_CUT_VALUE_CHARS} characters or more of one of `values` (as it is or one of its base64
+ * forms, not the whole of it), those are replaced; the longest such end when several match. A
+ * shorter end is left (it would match ordinary text). Cost: for each value's form, up to its
+ * length in comparisons of up to its length at the text's start; none scan the text.
+ * @param marker what replaces the cut value; default {@link REDACTED}.
+ */
+export function redactCutAtStart(text: string, values: readonly string[], marker = REDACTED): string {
+  let longest = 0;
+  for (const value of values) if (value !== "") longest = Math.max(longest, cutLength(text, formsOf(value).exact, true));
+  return longest === 0 ? text : marker + text.slice(longest);
+}
+
+/**
+ * `text`, the head of a longer text, with the beginning of a value its cut fell inside replaced by
+ * `marker`: {@link redactCutAtStart} at the text's end (its last characters are the first
+ * {@link MIN_CUT_VALUE_CHARS} or more of one of `values` or of one of its base64 forms).
+ * @param marker what replaces the cut value; default {@link REDACTED}.
+ */
+export function redactCutAtEnd(text: string, values: readonly string[], marker = REDACTED): string {
+  let longest = 0;
+  for (const value of values) if (value !== "") longest = Math.max(longest, cutLength(text, formsOf(value).exact, false));
+  return longest === 0 ? text : text.slice(0, text.length - longest) + marker;
+}
