@@ -43,6 +43,30 @@ describe("claude driver faults (fake CLI)", () => {
     await agent.close();
   });
 
+  it("a credential the run hands the CLI reads [redacted] in its stderr process events, also split over two writes, and in result.raw().stderr", async () => {
+    const secret = "fakeKey-QWERTY1234567890";
+    const steps: FakeCliStep[] = [
+      { awaitStdinLine: true },
+      { write: init },
+      // The second write comes after the first was flushed to the pipe: the value may arrive in two chunks.
+      { stderr: `debug: calling with key ${secret.slice(0, 11)}` },
+      { stderr: `${secret.slice(11)} now\n` },
+      { write: result("ok") },
+    ];
+    const agent = new Agent(
+      claude({ command: fakeCliPath, env: { ...fakeCliEnv(steps), FAKE_PROVIDER_API_KEY: secret }, killGraceMs: 300 }),
+    );
+    const stream = agent.stream("hi");
+    const events = await collect(stream);
+    const res = await stream.result();
+    const stderr = events.flatMap((e) => (e.type === "process" && e.kind === "stderr" ? [e.text ?? ""] : [])).join("");
+    expect(stderr).toBe("debug: calling with key [redacted] now\n");
+    expect(res.raw().stderr).toBe("debug: calling with key [redacted] now\n");
+    expect(JSON.stringify(events)).not.toContain(secret.slice(0, 8));
+    expect(JSON.stringify(events)).not.toContain(secret.slice(-8));
+    await agent.close();
+  });
+
   it("a CLI killed by a signal the SDK did not send is an agent failure naming the signal", async () => {
     const agent = fakeAgent([{ awaitStdinLine: true }, { write: init }, { hang: true }]);
     const stream = agent.stream("hi");

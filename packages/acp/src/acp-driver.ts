@@ -50,6 +50,7 @@ import {
   checkStdioServerCommands,
   forceKilledError,
   isolateStdioServer,
+  launchSecrets,
   mergeChildEnv,
   rawStreams,
   SAFE_ENV_BASE,
@@ -430,6 +431,7 @@ export class AcpDriver implements Driver {
   ): Promise<AcpProcess> {
     const model = request.model ?? config.model;
     const stderrTo = { sink };
+    const env = this.#env(config, request);
     return this.#pool.spawn(() =>
       AcpProcess.start(
         {
@@ -440,12 +442,15 @@ export class AcpDriver implements Driver {
             ...(model !== undefined && config.modelFlag ? [config.modelFlag, model] : []),
           ],
           cwd: request.cwd ?? config.cwd ?? process.cwd(),
-          env: this.#env(config, request),
+          env,
           device: this.descriptor.type,
           displayName: this.descriptor.displayName,
           graceMs: graceMs(config),
           ...spawnLimits(config),
           onStderr: (text) => stderrTo.sink.emit({ type: "process", kind: "stderr", text }),
+          // The credentials the run hands the agent (its environment's, its MCP servers', which a
+          // process launched alike shares) read [redacted] in its stderr events and result.raw().
+          redactRaw: launchSecrets(env, request.mcpServers),
           offer,
         },
         signature,

@@ -146,6 +146,31 @@ describe("codex app-server driver faults (fake CLI)", () => {
     expect(run.response?.checkpoint).toBeUndefined();
   });
 
+  for (const transport of ["app-server", "exec"] as const)
+    it(`${transport}: a credential the run hands codex reads [redacted] in its stderr events (also split over two writes), the failure's stderr tail and raw stderr`, async () => {
+      const key = "cdxEnvKey-QWERTY123456";
+      const steps: FakeCliStep[] = [
+        ...(transport === "exec" ? begun : handshake),
+        { stderr: `fatal: key ${key.slice(0, 10)}` },
+        { stderr: `${key.slice(10)} refused\n` },
+        { exit: 3 },
+      ];
+      const driver = codex({ command: fakeCliPath, transport, killGraceMs: 300, env: { ...fakeCliEnv(steps), PROVIDER_API_KEY: key } });
+      try {
+        const run = await runDriver(driver, { prompt: "hi" });
+        const stderr = run.recording
+          .ofType("process")
+          .flatMap((p) => (p.kind === "stderr" ? [p.text ?? ""] : []))
+          .join("");
+        expect(stderr).toBe("fatal: key [redacted] refused\n");
+        expect(run.response?.failure?.message).toContain("fatal: key [redacted] refused");
+        expect(run.response?.raw?.stderr).toBe("fatal: key [redacted] refused\n");
+        expect(JSON.stringify(run.response?.failure)).not.toContain(key.slice(-8));
+      } finally {
+        await driver.close();
+      }
+    });
+
   it("a turn interrupted by codex itself (not by the host) is the failure cancelled", async () => {
     const driver = fake([...handshake, completed("interrupted"), { awaitStdinLine: true }]);
     const run = await runDriver(driver, { prompt: "hi" });

@@ -35,6 +35,8 @@ export interface AcpLaunch {
   readonly maxLineBytes?: number;
   readonly maxRawBytes?: number;
   readonly onStderr: (text: string) => void;
+  /** Values read `[redacted]` in the agent's stderr text and raw output (spawnCli's `redactRaw`); default none. */
+  readonly redactRaw?: readonly string[];
   /** The host's capabilities offered in `initialize`; one not offered is refused (method-not-found). Default none. */
   readonly offer?: HostOffer;
 }
@@ -210,6 +212,7 @@ export class AcpProcess implements PooledProcess {
       env: launch.env,
       device: launch.device,
       onStderr: launch.onStderr,
+      ...(launch.redactRaw !== undefined ? { redactRaw: launch.redactRaw } : {}),
       ...(launch.killGraceMs !== undefined ? { killGraceMs: launch.killGraceMs } : {}),
       ...(launch.maxLineBytes !== undefined ? { maxLineBytes: launch.maxLineBytes } : {}),
       ...(launch.maxRawBytes !== undefined ? { maxRawBytes: launch.maxRawBytes } : {}),

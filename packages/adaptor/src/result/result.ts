@@ -202,11 +202,15 @@ export class Result {
    * at that first read, when the Result is collected, or when the Agent that ran it closes:
    * `agent.close()` reads the text into memory then, at most `maxRawBytes` per stream, so `raw()`
    * still gives the whole output after it). The text is the same either way. A driver may redact
-   * the credentials it handed the CLI: Claude Code's shows each value of the CLI's
-   * credential-named environment variables (names containing `KEY`, `TOKEN`, `SECRET`, `PASS`,
-   * `CREDENTIAL` or `AUTH`), of the MCP servers' headers and of stdio servers' credential-named
-   * `env` (8 characters or more) as `[redacted]`, also where the CLI repeats its MCP configuration
-   * (its answer to the SDK's `mcp_status` request); the byte counts are those the CLI wrote.
+   * the credentials it handed the CLI: the built-in ones (Claude Code, Codex, ACP agents, the
+   * one-shot CLIs) show each value of the CLI's credential-named environment variables (names
+   * containing `KEY`, `TOKEN`, `SECRET`, `PASS`, `CREDENTIAL` or `AUTH`), of the MCP servers'
+   * headers and of stdio servers' credential-named `env` (8 characters or more) as `[redacted]`,
+   * also where the CLI repeats its MCP configuration (Claude Code's answer to the SDK's
+   * `mcp_status` request), and the end of one the `maxRawBytes` bound cut at the start (8
+   * characters or more); only the redacted text is kept once read. The same values read
+   * `[redacted]` in the run's `process` events of kind `stderr`, which then carry whole lines.
+   * The byte counts are those the CLI wrote.
    */
   raw(): RawStreams {
     return this.#raw;

@@ -14,6 +14,7 @@ import {
   checkStdioServerCommands,
   descendantBaseline,
   forceKilledError,
+  launchSecrets,
   rawStreams,
   spawnCli,
   type CliProcess,
@@ -248,7 +249,8 @@ export class AppServerSession implements PooledProcess {
     let session: AppServerSession | undefined;
     // A stdio server's missing command, which codex would report only as a closed connection; a
     // required one's refuses the run here.
-    const commandProblems = await checkStdioServerCommands(request.mcpServers, codexEnv(config, request.env), cwd);
+    const env = codexEnv(config, request.env);
+    const commandProblems = await checkStdioServerCommands(request.mcpServers, env, cwd);
     const skills = await stageCodexSkills(request.skills);
     let proc: CliProcess;
     try {
@@ -257,9 +259,11 @@ export class AppServerSession implements PooledProcess {
           command: init.command,
           args: ["app-server", ...commonArgs(config)],
           cwd,
-          env: codexEnv(config, request.env),
+          env,
           device: DEVICE,
           ...spawnLimits(config),
+          // The credentials the run hands codex read [redacted] in its stderr events and result.raw().
+          redactRaw: launchSecrets(env, request.mcpServers),
           // stderr goes to the turn being served; between turns it is dropped (`proc.takeOutput()` at turn start).
           onStderr: (text) => session?.emitStderr(text),
         }),

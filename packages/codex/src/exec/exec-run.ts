@@ -1,5 +1,5 @@
 import type { DriverFailure, DriverRequest, DriverResponse, DriverSink, PolicyEnforcement } from "@adaptor/driver";
-import { forceKilledError, rawStreams, spawnCli, type CliProcess, type ExitInfo } from "@adaptor/driver/process";
+import { forceKilledError, launchSecrets, rawStreams, spawnCli, type CliProcess, type ExitInfo } from "@adaptor/driver/process";
 import { DriverError, ErrCode } from "@adaptor/errors";
 import { classifyCodexTurn, MAX_MODEL_RETRIES, modelUnreachable, plainText, resumeRefusal, retryCause } from "../classify.js";
 import { configOverrideArgs, type CodexConfig } from "../config.js";
@@ -151,13 +151,16 @@ async function execTurn(init: ExecRunInit, args: string[], sink: DriverSink, sig
   const baseUsage =
     previous.usage ??
     (request.session && previous.turns === undefined ? await rolloutUsageTotal(config, request.session.resumeId, request.env) : undefined);
+  const env = codexEnv(config, request.env);
   const proc = await spawnCli({
     command: init.command,
     args,
     cwd: request.cwd ?? config.cwd ?? process.cwd(),
-    env: codexEnv(config, request.env),
+    env,
     device: DEVICE,
     ...spawnLimits(config),
+    // The credentials the run hands codex read [redacted] in its stderr events and result.raw().
+    redactRaw: launchSecrets(env, request.mcpServers),
     onStderr: (text) => sink.emit({ type: "process", kind: "stderr", text }),
   });
   const untrack = init.track(proc);

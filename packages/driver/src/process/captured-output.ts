@@ -1,4 +1,4 @@
-import { redactValues } from "@adaptor/errors/internal";
+import { redactWindowText } from "./redact-output.js";
 import type { RawStreams } from "../spi/response.js";
 import type { KeptOutput } from "./output-tail.js";
 
@@ -52,22 +52,19 @@ interface KeptStream {
 
 /**
  * A window's output whose `stdout` and `stderr` getters decode the kept bytes when first read,
- * with each of `redact` replaced by `[redacted]` (the redacted text is kept after that first read).
+ * with each of `redact` replaced by `[redacted]` (see `redactWindowText`: also the end of one the
+ * bound cut at the window's start). Only the redacted text is kept after that first read.
  */
 export function keptOutput(stdout: KeptStream, stderr: KeptStream, redact: readonly string[] = []): CapturedOutput {
-  const text = (kept: KeptOutput): (() => string) => {
-    if (redact.length === 0) return () => kept.text;
-    let redacted: string | undefined;
-    return () => (redacted ??= redactValues(kept.text, redact));
-  };
-  const stdoutText = text(stdout.output);
-  const stderrText = text(stderr.output);
+  if (redact.length > 0) {
+    for (const stream of [stdout, stderr]) stream.output.transformText((text, cut) => redactWindowText(text, redact, cut));
+  }
   const output: CapturedOutput = {
     get stdout() {
-      return stdoutText();
+      return stdout.output.text;
     },
     get stderr() {
-      return stderrText();
+      return stderr.output.text;
     },
     stdoutBytes: stdout.bytes,
     stderrBytes: stderr.bytes,

@@ -1,4 +1,4 @@
-import { procStatFields, redactValues } from "@adaptor/errors/internal";
+import { procStatFields, redactCutAtStart, redactValues } from "@adaptor/errors/internal";
 import type { ChildProcessWithoutNullStreams } from "node:child_process";
 import { StringDecoder } from "node:string_decoder";
 import { DriverError, ErrCode } from "@adaptor/errors";
@@ -22,6 +22,7 @@ import { holdHostWhile } from "./hold-host.js";
 import { trackChild, untrackChild } from "./live-children.js";
 import type { OutputLine } from "./output-line.js";
 import { OutputTail } from "./output-tail.js";
+import { StreamRedactor } from "./redact-output.js";
 import { utf8Tail } from "./stderr-tail.js";
 import { stripTerminalEscapes } from "./strip-terminal-escapes.js";
 
@@ -34,7 +35,10 @@ export interface ChildCliProcessInit {
   /** Takes stdout raw, chunk by chunk: stdout is then not framed into lines. */
   onStdout?: ((chunk: Buffer) => void) | undefined;
   maxRawBytes: number;
-  /** Values replaced by `[redacted]` in the kept output's text and the stderr tail (none: nothing changed). */
+  /**
+   * Values replaced by `[redacted]` in the kept output's text, the stderr tail and the text handed
+   * to `onStderr` (which then gets whole lines, see `StreamRedactor`); none: nothing changed.
+   */
   redactRaw?: readonly string[] | undefined;
   /** The value of `ADAPTOR_PROCESS_TAG` in the child's environment. */
   processTag?: string | undefined;
@@ -107,6 +111,9 @@ export class ChildCliProcess implements CliProcess {
   /** The latest stderr across windows, for {@link stderrTail}. */
   readonly #stderrRecent = new OutputTail(MAX_STDERR_TAIL_BYTES);
   readonly #stderrDecoder = new StringDecoder("utf8");
+  /** Redacts the text handed to `onStderr`, line by line; undefined when nothing is redacted. */
+  readonly #stderrRedactor: StreamRedactor | undefined;
+  #stderrEnded = false;
 
   // stdin
   #stdinEnded = false;
@@ -123,6 +130,7 @@ export class ChildCliProcess implements CliProcess {
     this.#onStderr = init.onStderr;
     this.#onStdoutChunk = init.onStdout;
     this.#redactRaw = init.redactRaw ?? [];
+    this.#stderrRedactor = this.#redactRaw.length > 0 && init.onStderr ? new StreamRedactor(this.#redactRaw) : undefined;
     this.#stdoutWindow = new OutputTail(init.maxRawBytes);
     this.#stderrWindow = new OutputTail(init.maxRawBytes);
     this.#framer = new LineFramer(init.maxLineBytes, init.device);
@@ -160,7 +168,9 @@ export class ChildCliProcess implements CliProcess {
       this.#stderrRecent.push(chunk);
       this.#onStderrText(this.#stderrDecoder.write(chunk));
     });
-    stderr.on("end", () => this.#onStderrText(this.#stderrDecoder.end()));
+    // At its end (or a close without one: a destroyed pipe), what the decoder and the redactor hold.
+    stderr.on("end", () => this.#onStderrEnd());
+    stderr.on("close", () => this.#onStderrEnd());
     stderr.on("error", () => {});
 
     this.exited = new Promise<ExitInfo>((resolve) => {
@@ -192,10 +202,10 @@ export class ChildCliProcess implements CliProcess {
   }
 
   stderrTail(maxBytes: number = DEFAULT_STDERR_TAIL_BYTES): string {
-    return utf8Tail(
-      redactValues(stripTerminalEscapes(this.#stderrRecent.peek().text), this.#redactRaw),
-      Math.min(maxBytes, MAX_STDERR_TAIL_BYTES),
-    );
+    const { text, truncated } = this.#stderrRecent.peek();
+    // The end of a value the bound cut is found before escape codes are stripped (they may follow it).
+    const whole = truncated && this.#redactRaw.length > 0 ? redactCutAtStart(text, this.#redactRaw) : text;
+    return utf8Tail(redactValues(stripTerminalEscapes(whole), this.#redactRaw), Math.min(maxBytes, MAX_STDERR_TAIL_BYTES));
   }
 
   lines(): AsyncIterable<OutputLine> {
@@ -547,7 +557,16 @@ export class ChildCliProcess implements CliProcess {
     this.#notify();
   }
 
-  #onStderrText(text: string): void {
+  #onStderrEnd(): void {
+    if (this.#stderrEnded) return;
+    this.#stderrEnded = true;
+    const rest = this.#stderrDecoder.end();
+    this.#onStderrText(this.#stderrRedactor ? this.#stderrRedactor.push(rest) + this.#stderrRedactor.end() : rest, true);
+  }
+
+  /** Hands `text` to `onStderr`: through the redactor first unless it went through it already (`redacted`). */
+  #onStderrText(text: string, redacted = false): void {
+    if (!redacted && this.#stderrRedactor) text = this.#stderrRedactor.push(text);
     if (text === "") return;
     try {
       this.#onStderr?.(text);

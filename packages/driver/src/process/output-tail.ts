@@ -201,6 +201,9 @@ export class KeptOutput {
   #store: Store | undefined;
   #text: string | undefined;
   readonly #truncated: boolean;
+  /** What the decoded text still goes through before it is kept ({@link transformText}). */
+  #transform: ((text: string, truncated: boolean) => string) | undefined;
+  #transformed = false;
 
   /**
    * @internal Made by {@link OutputTail.takeKept}.
@@ -227,7 +230,10 @@ export class KeptOutput {
     abandoned.register(this, store, store);
   }
 
-  /** The kept bytes decoded as UTF-8 (a character the bound cut at the start dropped). */
+  /**
+   * The kept bytes decoded as UTF-8 (a character the bound cut at the start dropped), through the
+   * {@link transformText} transform if one was given: only that transformed text is kept.
+   */
   get text(): string {
     if (this.#text === undefined) {
       const store = this.#store!;
@@ -236,7 +242,23 @@ export class KeptOutput {
       releaseStore(store);
       this.#store = undefined;
     }
+    const transform = this.#transform;
+    if (transform !== undefined) {
+      this.#transform = undefined;
+      this.#text = transform(this.#text, this.#truncated);
+    }
     return this.#text;
+  }
+
+  /**
+   * Has the text go through `transform` (given the decoded text and whether the bound cut its
+   * start) before it is kept: {@link text} gives, and the output keeps, only what `transform`
+   * returns. The first transform given is the one applied; later ones are ignored.
+   */
+  transformText(transform: (text: string, truncated: boolean) => string): void {
+    if (this.#transformed) return;
+    this.#transformed = true;
+    this.#transform = transform;
   }
 
   /** Whether the text is still to be decoded (its bytes held in a file or in blocks). */

@@ -171,6 +171,34 @@ describe("spawnCli", () => {
     expect(proc.stderrTail()).toBe("debug token [redacted]");
   });
 
+  it("redactRaw: a value split over two stderr chunks is [redacted] in the stderr text handed to onStderr; whole lines are handed on at once", async () => {
+    const secret = "hdrSecret-QWERTY123456";
+    // The first chunk ends inside the value; the rest is written once the test saw the first line.
+    const script = `process.stderr.write("first line\\ntoken ${secret.slice(0, 10)}"); process.stdin.once("data", () => process.stderr.write("${secret.slice(10)} end\\nlast"))`;
+    let stderr = "";
+    await using proc = await nodeScript(script, { redactRaw: [secret], onStderr: (text) => (stderr += text) });
+    for (const end = Date.now() + 30_000; !stderr.includes("first line") && Date.now() < end;)
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(stderr).toBe("first line\n");
+    await proc.writeText("go\n");
+    proc.closeStdin();
+    await proc.exited;
+    expect(stderr).toBe("first line\ntoken [redacted] end\nlast");
+    expect(proc.takeOutput().stderr).toBe("first line\ntoken [redacted] end\nlast");
+  });
+
+  it("redactRaw: a kept window or stderr tail whose bound cut a value shows no readable end of it", async () => {
+    const secret = "hdrSecret-QWERTY123456";
+    // 64 KiB of stderr after the value's first 10 characters: the 64 KiB tail and window start with its last 12.
+    const script = `process.stderr.write("token ${secret}" + "e".repeat(65536 - 12))`;
+    await using proc = await nodeScript(script, { redactRaw: [secret], maxRawBytes: 65536 });
+    await proc.exited;
+    expect(proc.stderrTail(65536)).toBe(`[redacted]${"e".repeat(65536 - 12)}`);
+    const output = proc.takeOutput();
+    expect(output.stderrTruncated).toBe(true);
+    expect(output.stderr).toBe(`[redacted]${"e".repeat(65536 - 12)}`);
+  });
+
   it("unbounded raw output: 5 MB of stdout keeps only a maxRawBytes tail with the real byte count", async () => {
     const script =
       "const row = 'r'.repeat(1023) + '\\n'; for (let i = 0; i < 5120; i++) process.stdout.write(row); process.stderr.write('e'.repeat(300000))";

@@ -33,16 +33,24 @@ export interface SpawnOptions {
   maxRawBytes?: number;
   /**
    * Values that the kept raw output never shows: each is replaced by `[redacted]` in
-   * `CliProcess.takeOutput()`'s `stdout` and `stderr` text (when first read) and in
-   * `stderrTail()`, in every form the SDK's value redaction finds (another letter case,
-   * URL-encoded, base64-encoded, JSON-escaped). For the credentials the CLI was handed (see
+   * `CliProcess.takeOutput()`'s `stdout` and `stderr` text (when first read; only the redacted
+   * text is kept), in `stderrTail()` and in the text handed to `onStderr`, in every form the SDK's
+   * value redaction finds (another letter case, URL-encoded once or twice, base64-encoded, also
+   * wrapped into lines, JSON-escaped); where the `maxRawBytes` bound cut a value at the start of
+   * the kept text, its last 8 characters or more are replaced too. `onStderr` is then handed whole
+   * lines (an unfinished line waits for its end, the stream's end, or 16,384 characters), so a
+   * value split between two reads is still found. For the credentials the CLI was handed (see
    * `launchSecrets`): a CLI may echo its configuration (Claude Code's answer to `mcp_status` lists
-   * each MCP server's headers). The byte counts stay those the CLI wrote. Default none.
+   * each MCP server's headers). The byte counts stay those the CLI wrote. Cost: one pass over the
+   * text per value's form, when the text is first read. Default none.
    */
   redactRaw?: readonly string[];
   /** Milliseconds between SIGTERM and SIGKILL in `terminate()`. Default 2000. */
   killGraceMs?: number;
-  /** Called with each decoded stderr chunk (UTF-8, never split inside a character). Exceptions are ignored. */
+  /**
+   * Called with each decoded stderr chunk (UTF-8, never split inside a character); with
+   * `redactRaw`, with whole lines, redacted. Exceptions are ignored.
+   */
   onStderr?: (text: string) => void;
   /**
    * Takes stdout raw instead of as lines: called with each chunk read (bytes as they came, a

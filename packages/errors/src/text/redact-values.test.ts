@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { redactValues } from "./redact-values.js";
+import { redactCutAtEnd, redactCutAtStart, redactValues } from "./redact-values.js";
 
 describe("redactValues", () => {
   it("replaces every occurrence of each value, leaves the rest, and skips an empty value (it would match between every character)", () => {
@@ -123,7 +123,8 @@ describe("redactValues", () => {
         expect(Buffer.from(run, "base64").toString("latin1")).not.toContain(secret.slice(0, 6));
       }
     }
-    expect(redactValues(`q=${encodeURIComponent(base64(secret))}&n=1`, [secret])).toBe("q=[redacted]%3D&n=1");
+    // The padded encoding whole, its `=` escaped too.
+    expect(redactValues(`q=${encodeURIComponent(base64(secret))}&n=1`, [secret])).toBe("q=[redacted]&n=1");
     // Letters keep their case: the same text with its letters' case changed is not the value's.
     const swapped = encodeURIComponent(base64(`k=${secret}`)).replace(/[a-z]/gi, (c) =>
       c === c.toLowerCase() ? c.toUpperCase() : c.toLowerCase(),
@@ -131,10 +132,79 @@ describe("redactValues", () => {
     expect(redactValues(swapped, [secret])).toBe(swapped);
   });
 
+  it("finds a value base64-encoded in a text wrapped as MIME and PEM wrap it (a line break every 76 or 64 characters, CRLF or LF, also as a JSON string writes it)", () => {
+    const secret = "Zq9+/Wk3vT7pLm2Xr8Yb-Qs4Tn6";
+    const base64 = Buffer.from(`${"x".repeat(36)} api_key=${secret} ${"y".repeat(90)}`).toString("base64");
+    // Its encoding runs from about the 61st character to the 97th: over the break at 64 and at 76.
+    const wrap = (width: number, eol: string) => base64.match(new RegExp(`.{1,${width}}`, "g"))!.join(eol);
+    // The secret's encoding is cut by a line break in each of these.
+    const wrapped = [wrap(76, "\r\n"), wrap(76, "\n"), wrap(64, "\n"), JSON.stringify(wrap(76, "\r\n")), JSON.stringify(wrap(64, "\n"))];
+    for (const text of wrapped) {
+      const out = redactValues(`body\n${text}\nend`, [secret]);
+      expect(out).toContain("[redacted]");
+      // What is left of the encoded text, line breaks removed, decodes to no third of the secret.
+      const left = out.replace(/\\r|\\n|\r|\n/g, "");
+      for (const run of left.match(/[A-Za-z0-9+/=]{4,}/g) ?? []) {
+        expect(Buffer.from(run, "base64").toString("latin1")).not.toContain(secret.slice(0, 9));
+      }
+      expect(out.startsWith("body\n")).toBe(true);
+      expect(out.endsWith("\nend")).toBe(true);
+    }
+  });
+
+  it("finds a value URL-encoded twice (%25 then the escape) and base64-encoded then URL-encoded, once or twice", () => {
+    const secret = "Zq9 s/Wk3+Lm7=Pp2xY";
+    const twice = (text: string) => encodeURIComponent(encodeURIComponent(text));
+    const every = (text: string) => [...Buffer.from(text)].map((byte) => `%${byte.toString(16).padStart(2, "0")}`).join("");
+    const base64 = (text: string) => Buffer.from(text).toString("base64");
+    const written = [
+      twice(secret),
+      every(secret).replace(/%/g, "%25"),
+      encodeURIComponent(every(secret)).toLowerCase(),
+      every(base64(secret)),
+      twice(base64(secret)),
+      every(base64(secret)).replace(/%/g, "%25"),
+      encodeURIComponent(twice(base64(`k=${secret}`))),
+    ];
+    for (const text of written) {
+      const out = redactValues(`u https://x.test/?q=${text}&n=1`, [secret]);
+      expect(out).toContain("[redacted]");
+      let decoded = out;
+      for (let i = 0; i < 3; i++) decoded = decodeURIComponent(decoded.replace(/\[redacted\]/g, "_"));
+      expect(decoded).not.toContain(secret.slice(0, 7));
+      for (const run of decoded.match(/[A-Za-z0-9+/=]{4,}/g) ?? []) {
+        expect(Buffer.from(run, "base64").toString("latin1")).not.toContain(secret.slice(0, 6));
+      }
+    }
+    expect(redactValues(`q=${twice(secret)}&n=1`, [secret])).toBe("q=[redacted]&n=1");
+    expect(redactValues(`q=${every(base64(secret))}&n=1`, [secret])).toBe("q=[redacted]&n=1");
+    // An escape that spells other characters is left as it is.
+    expect(redactValues("q=Zq9%2520s%252eWk3", ["Zq9 s/Wk3"])).toBe("q=Zq9%2520s%252eWk3");
+  });
+
   it("writes the given marker in place of every form, as it is (a `$&` in it is not a replacement pattern)", () => {
     const secret = "tok-Echoed-42";
     const text = `a ${secret} b ${secret.toUpperCase()} c ${Buffer.from(secret).toString("base64")} d`;
     expect(redactValues(text, [secret], "<redacted>")).toBe("a <redacted> b <redacted> c <redacted> d");
     expect(redactValues(text, [secret], "$&")).toBe("a $& b $& c $& d");
+  });
+});
+
+describe("redactCutAtStart and redactCutAtEnd", () => {
+  const secret = "sk-live-Zq9Wk3vT7pLm2Xr8Yb";
+  const base64 = Buffer.from(secret).toString("base64");
+
+  it("replace the end of a value (or of its base64 form) at a text's start, and its beginning at a text's end: 8 characters or more, never the whole value", () => {
+    expect(redactCutAtStart(`${secret.slice(-8)} rest`, [secret])).toBe("[redacted] rest");
+    expect(redactCutAtStart(`${secret.slice(1)}${secret.slice(1)} rest`, [secret])).toBe(`[redacted]${secret.slice(1)} rest`);
+    expect(redactCutAtStart(`${base64.slice(-10)} rest`, [secret])).toBe("[redacted] rest");
+    expect(redactCutAtEnd(`head ${secret.slice(0, 9)}`, [secret])).toBe("head [redacted]");
+    expect(redactCutAtEnd(`head ${base64.slice(0, 12)}`, [secret])).toBe("head [redacted]");
+    // Fewer than 8 characters, a piece that is not at the edge, or the whole value: left to redactValues.
+    expect(redactCutAtStart(`${secret.slice(-7)} rest`, [secret])).toBe(`${secret.slice(-7)} rest`);
+    expect(redactCutAtStart(` ${secret.slice(-12)}`, [secret])).toBe(` ${secret.slice(-12)}`);
+    expect(redactCutAtStart(`${secret} rest`, [secret])).toBe(`${secret} rest`);
+    expect(redactCutAtEnd(`head ${secret}`, [secret])).toBe(`head ${secret}`);
+    expect(redactCutAtStart("abc", ["", secret])).toBe("abc");
   });
 });

@@ -7,20 +7,22 @@ interface ValueForms {
    */
   readonly exact: readonly string[];
   /**
-   * The base64 forms of {@link exact} that hold a `+` or `/`, each of those characters also as URL
-   * encoding writes it (`%2B`, `%2F`, hex digits in either case) or a JSON string may (`\/`,
-   * `\u002b`, `\u002f`): an encoded value inside a URL's query or a JSON body. Undefined when no form
-   * holds one.
+   * The base64 forms of {@link exact} as a URL, a JSON string or a wrapped text may write them:
+   * any character also as its `%XX` escape, encoded once or twice (`%2B`, `%252B`, hex digits in
+   * either case), `+` and `/` also as a JSON string may write them (`\/`, `\u002b`, `\u002f`), and
+   * cut by line breaks (CRLF or LF, as they are or JSON-escaped) as MIME and PEM wrap their lines.
+   * Undefined when the value has no base64 form besides itself.
    */
-  readonly base64Escaped: RegExp | undefined;
+  readonly base64Written: RegExp | undefined;
   /** The value in lower case, for a case-insensitive search; undefined when it has no cased letter. */
   readonly lower: string | undefined;
   /** The value matched in any case (its characters escaped); undefined with {@link lower}. */
   readonly anyCase: RegExp | undefined;
   /**
    * The value as URL encoding may write it, in any case: each character as it is or as the
-   * `%XX` escapes of its UTF-8 bytes (hex digits in either case), a space also as `+`; so that
-   * `a%2Fb`, `a%2fb` and `%61/b` all match `a/b`.
+   * `%XX` escapes of its UTF-8 bytes (hex digits in either case), encoded once or twice (`%2F`,
+   * `%252F`), a space also as `+` (or its escape); so that `a%2Fb`, `a%2fb`, `a%252Fb` and `%61/b`
+   * all match `a/b`.
    */
   readonly urlEncoded: RegExp;
   /**
@@ -76,9 +78,9 @@ function urlEncodedPattern(value: string): RegExp {
     const alternatives = [literalSource(char)];
     // A lone surrogate has no URL encoding: nothing can hold it in that form.
     if (point < 0xd800 || point > 0xdfff) {
-      alternatives.push([...Buffer.from(char, "utf8")].map((byte) => `%${byte.toString(16).padStart(2, "0")}`).join(""));
+      alternatives.push([...Buffer.from(char, "utf8")].map((byte) => percentSource(byte)).join(""));
     }
-    if (char === " ") alternatives.push(literalSource("+"));
+    if (char === " ") alternatives.push(literalSource("+"), percentSource(0x2b));
     source += `(?:${alternatives.join("|")})`;
   }
   return new RegExp(source, "gi");
@@ -106,17 +108,36 @@ function base64Middles(bytes: Buffer): string[] {
   return middles;
 }
 
-/** How URL encoding or a JSON string may write the two base64 characters that are not letters or digits. */
-const BASE64_ESCAPES: Readonly<Record<string, string>> = {
-  "+": String.raw`(?:\+|%2[bB]|\\u002[bB])`,
-  "/": String.raw`(?:\/|%2[fF]|\\\/|\\u002[fF])`,
+/** How a JSON string may also write the two base64 characters that are not letters or digits. */
+const BASE64_JSON_ESCAPES: Readonly<Record<string, string>> = {
+  "+": String.raw`|\\u002[bB]`,
+  "/": String.raw`|\\\/|\\u002[fF]`,
 };
 
-/** A pattern matching each of `forms` (base64 text, longest first) with its `+` and `/` escaped or not; undefined when none holds one. */
-function base64EscapedPattern(forms: readonly string[]): RegExp | undefined {
-  const sources = forms
-    .filter((form) => form.includes("+") || form.includes("/"))
-    .map((form) => [...form].map((char) => BASE64_ESCAPES[char] ?? literalSource(char)).join(""));
+/**
+ * A line break that may cut a wrapped base64 text (MIME writes one every 76 characters, PEM every
+ * 64): CRLF or LF, as it is or as a JSON string writes it (`\r\n`, `\n`).
+ */
+const BASE64_LINE_BREAK = String.raw`(?:\r?\n|(?:\\r)?\\n)?`;
+
+/** The `%XX` escape of `code` (a byte) as a pattern: hex digits in either case, the `%` itself also escaped (`%25XX`: encoded twice). */
+function percentSource(code: number): string {
+  const hex = [...code.toString(16).padStart(2, "0")].map((digit) => (/[a-f]/.test(digit) ? `[${digit}${digit.toUpperCase()}]` : digit));
+  return `%(?:25)?${hex.join("")}`;
+}
+
+/**
+ * A pattern matching each of `forms` (base64 text, longest first) as a URL, a JSON string or a
+ * wrapped text may write it: any character also as its `%XX` escape, once or twice encoded (hex
+ * digits in either case), `+` and `/` also as a JSON string escapes them (`\/`, `\u002b`,
+ * `\u002f`), and a line break ({@link BASE64_LINE_BREAK}) between any two characters.
+ */
+function base64WrittenPattern(forms: readonly string[]): RegExp | undefined {
+  const sources = forms.map((form) =>
+    [...form]
+      .map((char) => `(?:${literalSource(char)}|${percentSource(char.charCodeAt(0))}${BASE64_JSON_ESCAPES[char] ?? ""})`)
+      .join(BASE64_LINE_BREAK),
+  );
   // Case-sensitive: base64 letters are not interchangeable (the escapes list both cases themselves).
   return sources.length > 0 ? new RegExp(sources.join("|"), "g") : undefined;
 }
@@ -138,7 +159,7 @@ function formsOf(value: string): ValueForms {
   forms = {
     // Longest first, so a form that contains another is replaced whole.
     exact: exact.sort((a, b) => b.length - a.length),
-    base64Escaped: base64EscapedPattern(exact.filter((form) => form !== value)),
+    base64Written: base64WrittenPattern(exact.filter((form) => form !== value)),
     lower: cased ? lower : undefined,
     anyCase: cased ? new RegExp(value.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"), "giu") : undefined,
     urlEncoded: urlEncodedPattern(value),
@@ -155,16 +176,21 @@ export const REDACTED = "[redacted]";
 /**
  * `text` with every occurrence of each of `values` replaced by `marker`: the values of
  * credentials the host knows (its secret environment variables) never leave it in a message or
- * stored text. Each value is found as it is, in any letter case, URL-encoded (any of its
- * characters as `%XX` escapes with hex digits in either case, a space also as `+`),
- * base64-encoded (standard or URL-safe, padded or not, on its own or inside a longer encoded text
- * such as `{"token":"…"}`, `key=…` or a `data:` URL's payload, at whichever byte offset it starts:
- * there the characters that encode only the value's bytes are replaced, and the one or two at each
- * end that also encode a neighbouring byte are left; inside a URL or a JSON string also with its
- * `+` and `/` written `%2B`, `%2F` (hex digits in either case), `\/`, `\u002b` or `\u002f`) and as
- * a JSON string writes it (any character as its `\uXXXX` escape, `/` as `\/`, a quote or
- * backslash escaped: a remote's JSON body echoing it). A shifted base64 form is looked for only
- * when it is at least 6 characters long (a value of 5 bytes or more). Empty values are skipped (they would match everywhere).
+ * stored text. Each value is found as it is, in any letter case, URL-encoded once or twice (any
+ * of its characters as `%XX` escapes with hex digits in either case, or as `%25XX`; a space also
+ * as `+`), base64-encoded (standard or URL-safe, padded or not, on its own or inside a longer
+ * encoded text such as `{"token":"…"}`, `key=…` or a `data:` URL's payload, at whichever byte
+ * offset it starts: there the characters that encode only the value's bytes are replaced, and the
+ * one or two at each end that also encode a neighbouring byte are left; inside a URL or a JSON
+ * string also with any of its characters URL-encoded once or twice, or its `+` and `/` written
+ * `\/`, `\u002b` or `\u002f`; in a wrapped text also cut by line breaks, CRLF or LF, as they are or
+ * JSON-escaped, as MIME and PEM wrap their lines) and as a JSON string writes it (any character
+ * as its `\uXXXX` escape, `/` as `\/`, a quote or backslash escaped: a remote's JSON body echoing
+ * it). A shifted base64 form is looked for only when it is at least 6 characters long (a value of
+ * 5 bytes or more). Empty values are skipped (they would match everywhere).
+ *
+ * Cost: one pass over `text` per form (a search per plain or base64 form, and a pattern each for
+ * the escaped forms when the text holds an escape or a line break), so linear in the text for each value.
  * @param marker what replaces each occurrence; default {@link REDACTED}.
  */
 export function redactValues(text: string, values: readonly string[], marker = REDACTED): string {
@@ -186,12 +212,12 @@ export function redactValues(text: string, values: readonly string[], marker = R
       lower = undefined;
     }
   }
-  // A base64 form in a URL or a JSON string may have its `+` and `/` escaped, and a value in a
-  // URL may be written with `%XX` escapes or a space as `+`: each looked for only when the text
-  // holds an escape or a `+`.
-  if (out.includes("%") || out.includes("\\")) {
+  // A base64 form in a URL, a JSON string or a wrapped text may be written with escapes or cut
+  // by line breaks, and a value in a URL may be written with `%XX` escapes or a space as `+`: each
+  // looked for only when the text holds an escape, a line break or a `+`.
+  if (out.includes("%") || out.includes("\\") || out.includes("\n")) {
     for (const value of values) {
-      const pattern = value === "" ? undefined : formsOf(value).base64Escaped;
+      const pattern = value === "" ? undefined : formsOf(value).base64Written;
       if (pattern !== undefined) out = out.replace(pattern, () => marker);
     }
   }
@@ -209,4 +235,56 @@ export function redactValues(text: string, values: readonly string[], marker = R
     out = out.replace(formsOf(value).jsonEscaped, () => marker);
   }
   return out;
+}
+
+/**
+ * Fewest characters of a cut value that {@link redactCutAtStart} and {@link redactCutAtEnd}
+ * replace: a shorter piece would turn up in ordinary text.
+ */
+export const MIN_CUT_VALUE_CHARS = 8;
+
+/**
+ * The most characters, `MIN_CUT_VALUE_CHARS` or more, that `text` starts with (`atStart`) or ends
+ * with, of one of `forms`, cut: the end of a form at the text's start, its beginning at the
+ * text's end; never a whole form. 0 when there is none.
+ */
+function cutLength(text: string, forms: readonly string[], atStart: boolean): number {
+  let longest = 0;
+  for (const form of forms) {
+    for (let length = Math.min(form.length - 1, text.length); length >= Math.max(MIN_CUT_VALUE_CHARS, longest + 1); length--) {
+      const piece = atStart ? form.slice(form.length - length) : form.slice(0, length);
+      if (atStart ? text.startsWith(piece) : text.endsWith(piece)) {
+        longest = length;
+        break;
+      }
+    }
+  }
+  return longest;
+}
+
+/**
+ * `text`, the tail of a longer text (a bounded window of output), with the end of a value its
+ * cut fell inside replaced by `marker`: when `text` starts with the last
+ * {@link MIN_CUT_VALUE_CHARS} characters or more of one of `values` (as it is or one of its base64
+ * forms, not the whole of it), those are replaced; the longest such end when several match. A
+ * shorter end is left (it would match ordinary text). Cost: for each value's form, up to its
+ * length in comparisons of up to its length at the text's start; none scan the text.
+ * @param marker what replaces the cut value; default {@link REDACTED}.
+ */
+export function redactCutAtStart(text: string, values: readonly string[], marker = REDACTED): string {
+  let longest = 0;
+  for (const value of values) if (value !== "") longest = Math.max(longest, cutLength(text, formsOf(value).exact, true));
+  return longest === 0 ? text : marker + text.slice(longest);
+}
+
+/**
+ * `text`, the head of a longer text, with the beginning of a value its cut fell inside replaced by
+ * `marker`: {@link redactCutAtStart} at the text's end (its last characters are the first
+ * {@link MIN_CUT_VALUE_CHARS} or more of one of `values` or of one of its base64 forms).
+ * @param marker what replaces the cut value; default {@link REDACTED}.
+ */
+export function redactCutAtEnd(text: string, values: readonly string[], marker = REDACTED): string {
+  let longest = 0;
+  for (const value of values) if (value !== "") longest = Math.max(longest, cutLength(text, formsOf(value).exact, false));
+  return longest === 0 ? text : text.slice(0, text.length - longest) + marker;
 }

@@ -23,7 +23,7 @@ process.stdin.on("end", () => {
 });
 if (process.argv.includes("--crash")) {
   process.stdout.write('{"type":"text","te');
-  process.stderr.write("segfault");
+  process.stderr.write("segfault" + (process.env.ONE_SHOT_API_KEY ? " with key " + process.env.ONE_SHOT_API_KEY : ""));
   process.exit(139);
 }
 `;
@@ -108,6 +108,14 @@ describe("OneShotCliDriver", () => {
     });
     expect(response.checkpoint).toBeUndefined();
     expect(response.exit).toEqual({ code: 139, signal: null });
+  });
+
+  it("a credential the run hands the CLI (a credential-named variable of its environment) reads [redacted] in the failure's stderr tail and in raw", async () => {
+    const key = "oneShotKey-QWERTY123456";
+    await using driver = new OneShotCliDriver(PLAN, { env: { ONE_SHOT_API_KEY: key } });
+    const response = await driver.run({ runId: "r1", prompt: "crash" }, sink(), new AbortController().signal);
+    expect(response.failure?.message).toBe("one-shot-test exited (code 139) without its terminal line: segfault with key [redacted]");
+    expect(response.raw.stderr).toBe("segfault with key [redacted]");
   });
 
   it("reports each explicitly set policy field by the plan's enforcement rule", async () => {

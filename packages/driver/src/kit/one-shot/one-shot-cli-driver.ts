@@ -7,6 +7,7 @@ import { StructuredOutputUnsupportedError } from "../../errors/structured-output
 import { HumanDecisionModeUnsupportedError } from "../../errors/human-decision-mode-unsupported-error.js";
 import { PolicyCapabilityUnsupportedError } from "../../errors/policy-capability-unsupported-error.js";
 import { mergeChildEnv } from "../../process/child-env.js";
+import { launchSecrets } from "../../process/launch-secrets.js";
 import { spawnCli } from "../../process/spawn-cli.js";
 import type { CliProcess } from "../../process/cli-process.js";
 import type { ExitInfo } from "../../process/exit-info.js";
@@ -157,18 +158,21 @@ export class OneShotCliDriver<C extends CommonDriverConfig> implements Driver, A
     const device = this.descriptor.type;
     if (request.outputSchema) throw new StructuredOutputUnsupportedError(device, plan.outputSchemaRefusal);
     refuseUnenforced(device, request, plan.enforcement);
+    const env = mergeChildEnv({
+      inheritEnv: this.config.inheritEnv,
+      defaultInherit: plan.inheritedEnv,
+      layers: [this.config.env, request.env, plan.env?.(request)],
+    });
     const proc = await this.#pool.spawn(() =>
       spawnCli({
         command: this.config.command ?? plan.command,
         args: plan.args(this.config, request),
         cwd: request.cwd ?? this.config.cwd ?? process.cwd(),
-        env: mergeChildEnv({
-          inheritEnv: this.config.inheritEnv,
-          defaultInherit: plan.inheritedEnv,
-          layers: [this.config.env, request.env, plan.env?.(request)],
-        }),
+        env,
         device,
         ...spawnLimits(this.config),
+        // The credentials the run hands the CLI read [redacted] in result.raw() and the stderr tail.
+        redactRaw: launchSecrets(env, request.mcpServers),
       }),
     );
     sink.emit({ type: "process", kind: "spawn", pid: proc.pid });
