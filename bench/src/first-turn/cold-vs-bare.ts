@@ -214,6 +214,14 @@ function buildPackages(): void {
 const INSTALLS = (process.env.FIRST_TURN_INSTALLS ?? "").split(",").filter((dir) => dir !== "");
 
 /**
+ * `FIRST_TURN_PROGRAMS=<file>[,<file>…]`: more SDK rows, each running that client program as it is,
+ * with `<cli>` in its path replaced by the CLI measured (e.g. another tree's bundled client, written
+ * under that tree's `bench/node_modules/.bundles`), so two versions' bundled clients alternate in
+ * one sitting.
+ */
+const PROGRAMS = (process.env.FIRST_TURN_PROGRAMS ?? "").split(",").filter((file) => file !== "");
+
+/**
  * `FIRST_TURN_SPLIT=1`: two more bare-client rows, each also importing the SDK as installed
  * (`FIRST_TURN_BARE_LOAD`): before its spawn (the SDK's load without its run path or exit wait) and
  * right after it, while the CLI starts (what a cold path that spawned before loading the rest would
@@ -264,6 +272,8 @@ export async function coldVsBare(
       return { dir, script, samples: [] as Report[] };
     });
     for (const install of installs) await sdkRun(false, install.script);
+    const programs = PROGRAMS.map((file) => ({ script: file.replaceAll("<cli>", name), samples: [] as Report[] }));
+    for (const program of programs) await sdkRun(false, program.script);
     const sdk: Report[] = [];
     const installed: Report[] = [];
     const bare: Report[] = [];
@@ -276,6 +286,7 @@ export async function coldVsBare(
       { samples: bareExit, run: bareExitRun },
       { samples: installed, run: () => sdkRun(false, installedProgram.script) },
       ...installs.map((install) => ({ samples: install.samples, run: () => sdkRun(false, install.script) })),
+      ...programs.map((program) => ({ samples: program.samples, run: () => sdkRun(false, program.script) })),
       ...(SPLIT
         ? [
             { samples: bareLoadBefore, run: bareLoadRun("before") },
@@ -369,6 +380,7 @@ export async function coldVsBare(
       sdkRow("Agent cold first turn, SDK bundled into the client", sdk),
       sdkRow("Agent cold first turn, SDK as installed (packages' built output through their exports)", installed),
       ...installs.map((install) => sdkRow(`Agent cold first turn, SDK installed in ${install.dir}`, install.samples)),
+      ...programs.map((program) => sdkRow(`Agent cold first turn, client ${program.script}`, program.samples)),
       ...(SPLIT
         ? [
             sdkRow("bare client importing the SDK as installed before its spawn", bareLoadBefore),

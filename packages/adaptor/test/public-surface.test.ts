@@ -182,6 +182,7 @@ describe("public surface", () => {
       "mcpToolOf",
       "oneShotTurn",
       "ownString",
+      "packageBinaryVersion",
       "parseVersion",
       "probeFailure",
       "processGone",

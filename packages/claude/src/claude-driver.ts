@@ -38,7 +38,7 @@ import {
 import { forceKilledError, launchSecrets, rawStreams, spawnCli, waitForCpuIdle } from "@adaptor/driver/process";
 import { validateClaudeConfig, type ClaudeConfig } from "./config.js";
 import { claudeEnv, prepareLaunch } from "./launch/launch.js";
-import { CLAUDE_VERSION_FLOOR, defaultClaudeCommand, defaultClaudeVersion } from "./command.js";
+import { CLAUDE_PACKAGE_BINARIES, CLAUDE_VERSION_FLOOR, defaultClaudeCommand, defaultClaudeVersion } from "./command.js";
 import { claudeEnforcement } from "./launch/policy.js";
 import { classifyTurn } from "./protocol/classify.js";
 import { lastAssistantText, partialText } from "./protocol/partial-text.js";
@@ -408,9 +408,10 @@ export class ClaudeDriver implements Driver {
 
   async #spawn(request: DriverRequest, sink: DriverSink, signature: string, signal: AbortSignal): Promise<ClaudeSession> {
     // claude names its version only once started (its initialize answer): the default binary's is
-    // its package's; another is asked once per binary, before anything of the run is written or
-    // started, and confirmed with the initialize answer before the first prompt (#confirmVersion).
-    // A `command` naming the default executable's own path is that package's binary too.
+    // its package's, as is that of a `command` that is a claude package's binary (its own path, a
+    // link to it, another install); another is asked once per binary, before anything of the run
+    // is written or started, and confirmed with the initialize answer before the first prompt
+    // (#confirmVersion).
     const own = defaultClaudeCommand();
     const command = this.config.command ?? own;
     const installed = command === own ? defaultClaudeVersion() : undefined;
@@ -423,6 +424,7 @@ export class ClaudeDriver implements Driver {
         cwd: request.cwd ?? this.config.cwd,
         device: DEVICE,
         installed,
+        packages: CLAUDE_PACKAGE_BINARIES,
       },
       sink,
       signal,

@@ -1,7 +1,7 @@
 import { existsSync, statSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
-import { installedPackageVersion, type VersionFloor } from "@adaptor/driver/kit";
+import { installedPackageVersion, type CliPackageBinary, type VersionFloor } from "@adaptor/driver/kit";
 
 /** The `@anthropic-ai/claude-code` version this package pins and is tested against. */
 export const PINNED_CLAUDE_VERSION = "2.1.332";
@@ -24,6 +24,15 @@ export const CLAUDE_VERSION_FLOOR: VersionFloor = Object.freeze({
 
 // The npm package's bin is a ~500-byte stub until its postinstall links the native binary over it.
 const MIN_NATIVE_BYTES = 1024 * 1024;
+
+/**
+ * Where the claude npm packages hold the binary: a `command` that is one of these files (through
+ * links too) has its package's version, read without starting it.
+ */
+export const CLAUDE_PACKAGE_BINARIES: readonly CliPackageBinary[] = Object.freeze([
+  { name: "@anthropic-ai/claude-code", binary: "bin/claude.exe", minBytes: MIN_NATIVE_BYTES },
+  { name: `@anthropic-ai/claude-code-${process.platform}-${process.arch}`, binary: "claude" },
+]);
 
 /**
  * The version of the `@anthropic-ai/claude-code` package {@link defaultClaudeCommand} takes its

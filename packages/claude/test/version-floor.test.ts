@@ -4,7 +4,11 @@ import { DriverError, ErrCode, findError } from "@adaptor/errors";
 import { describeVersionFloor, runDriver } from "@adaptor/driver/testing";
 import { fakeCliEnv, fakeCliPath, type FakeCliStep } from "@adaptor/testkit/fake-cli";
 import { claude, MIN_CLAUDE_VERSION, PINNED_CLAUDE_VERSION } from "../src/index.js";
-import { CLAUDE_VERSION_FLOOR, defaultClaudeVersion } from "../src/command.js";
+import { CLAUDE_PACKAGE_BINARIES, CLAUDE_VERSION_FLOOR, defaultClaudeVersion } from "../src/command.js";
+import { FeatureUnsupportedError } from "@adaptor/driver";
+import { chmod, mkdir, mkdtemp, readFile, rm, symlink, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { driverHarness } from "./support.js";
 
 // A claude older than MIN_CLAUDE_VERSION is refused before it is started (2.1.212 exits at once on
@@ -88,6 +92,41 @@ describe("claude: a pre-warm whose CLI never answers initialize", () => {
       expect([timeout?.code, timeout?.op, guard.aborted]).toEqual([ErrCode.Timeout, "stall", false]);
     } finally {
       await driver.close();
+    }
+  });
+});
+
+describe("claude: a `command` that is a claude package's binary in another install", () => {
+  it("takes that package's version, starting nothing: an older package is refused before launch, its binary never run", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "adaptor-claude-package-"));
+    try {
+      // The platform package's layout; the binary says it is new, its package says 2.1.212.
+      const pkg = CLAUDE_PACKAGE_BINARIES[1]!;
+      const root = join(dir, "node_modules", ...pkg.name.split("/"));
+      const bin = join(root, pkg.binary);
+      const calls = join(dir, "calls");
+      await mkdir(root, { recursive: true });
+      await writeFile(join(root, "package.json"), JSON.stringify({ name: pkg.name, version: "2.1.212" }));
+      await writeFile(bin, `#!/bin/sh\necho x >> "${calls}"\necho "2.1.332 (Claude Code)"\n`);
+      await chmod(bin, 0o755);
+      // Named through a link, as a package manager's `.bin` or a global install's link on PATH does.
+      await mkdir(join(dir, "bin"));
+      await symlink(bin, join(dir, "bin", "claude"));
+      const driver = claude({ command: join(dir, "bin", "claude"), killGraceMs: 300 });
+      try {
+        const run = await runDriver(driver, { prompt: "hi" });
+        const error = findError(run.error, FeatureUnsupportedError);
+        expect([error?.feature, error?.reason.startsWith(`claude 2.1.212 is older than ${MIN_CLAUDE_VERSION}`)]).toEqual([
+          "cliVersion",
+          true,
+        ]);
+        expect(run.recording.ofType("process").filter((p) => p.kind === "spawn")).toEqual([]);
+        expect(await readFile(calls, "utf8").catch(() => "")).toBe("");
+      } finally {
+        await driver.close();
+      }
+    } finally {
+      await rm(dir, { recursive: true, force: true });
     }
   });
 });

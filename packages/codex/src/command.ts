@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
-import { installedPackageVersion, type VersionFloor } from "@adaptor/driver/kit";
+import { installedPackageVersion, type CliPackageBinary, type VersionFloor } from "@adaptor/driver/kit";
 
 /** The `@openai/codex` version this package pins and is tested against. */
 export const PINNED_CODEX_VERSION = "0.171.0";
@@ -29,6 +29,23 @@ const TARGETS: Readonly<Record<string, { pkg: string; triple: string }>> = {
   "darwin-x64": { pkg: "@openai/codex-darwin-x64", triple: "x86_64-apple-darwin" },
   "darwin-arm64": { pkg: "@openai/codex-darwin-arm64", triple: "aarch64-apple-darwin" },
 };
+
+/**
+ * Where codex's npm packages hold this platform's native binary (the platform package is published
+ * as `@openai/codex` with the platform after its version, `0.171.0-linux-x64`): a `command` that is
+ * that file (through links too) has its package's version, read without starting it.
+ */
+export const CODEX_PACKAGE_BINARIES: readonly CliPackageBinary[] = Object.freeze(
+  TARGETS[`${process.platform}-${process.arch}`] === undefined
+    ? []
+    : [
+        {
+          name: "@openai/codex",
+          binary: `vendor/${TARGETS[`${process.platform}-${process.arch}`]!.triple}/bin/codex`,
+          versionSuffix: `-${process.platform}-${process.arch}`,
+        },
+      ],
+);
 
 /**
  * The default executable: the pinned native binary installed with this package

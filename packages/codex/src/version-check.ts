@@ -1,13 +1,14 @@
 import type { DriverSink } from "@adaptor/driver";
 import { requireCliVersion, type CliVersionCheck } from "@adaptor/driver/kit";
-import { CODEX_VERSION_FLOOR, defaultCodexCommand, defaultCodexVersion } from "./command.js";
+import { CODEX_PACKAGE_BINARIES, CODEX_VERSION_FLOOR, defaultCodexCommand, defaultCodexVersion } from "./command.js";
 import type { CodexConfig } from "./config.js";
 import { codexEnv } from "./process-helpers.js";
 
 /**
  * Refuses a codex older than `MIN_CODEX_VERSION` before anything of a run (or a pre-warm) is
  * written or started, on both transports. The default executable's version (also when `command`
- * names its path) is its npm package's (`defaultCodexVersion`: no process); another executable is
+ * names its path) is its npm package's (`defaultCodexVersion`: no process), as is that of a
+ * `command` that is the native binary of a codex package (a link to it, another install); another executable is
  * asked `codex --version` once per binary and process (a refusal is not remembered). That answer
  * may be stale behind a version manager's shim: app-server names its version in its answer to
  * `initialize`, which the driver then reads before it opens the thread and confirms the returned
@@ -38,6 +39,7 @@ export async function requireCodexVersion(
       ...(cwd !== undefined ? { cwd } : {}),
       device: "codex",
       installed,
+      packages: CODEX_PACKAGE_BINARIES,
     },
     sink,
     signal,

@@ -5,9 +5,9 @@ import { describeVersionFloor, runDriver } from "@adaptor/driver/testing";
 import { DriverError, ErrCode, findError } from "@adaptor/errors";
 import { fakeCliEnv, fakeCliPath, type FakeCliStep } from "@adaptor/testkit/fake-cli";
 import { codex, MIN_CODEX_VERSION, PINNED_CODEX_VERSION } from "../src/index.js";
-import { CODEX_VERSION_FLOOR, defaultCodexCommand, defaultCodexVersion } from "../src/command.js";
+import { CODEX_PACKAGE_BINARIES, CODEX_VERSION_FLOOR, defaultCodexCommand, defaultCodexVersion } from "../src/command.js";
 import { codexHarness, fakeLine } from "./support.js";
-import { chmod, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
@@ -260,6 +260,40 @@ describe("codex app-server: confirming the version codex names in its initialize
       });
     } finally {
       await driver.close();
+    }
+  });
+});
+
+describe("codex: a `command` that is a codex package's native binary in another install", () => {
+  it("takes that package's version (its platform suffix dropped), starting nothing: an older package is refused before launch", async () => {
+    const pkg = CODEX_PACKAGE_BINARIES[0];
+    if (pkg === undefined) return; // no native package for this platform
+    const dir = await mkdtemp(join(tmpdir(), "adaptor-codex-package-"));
+    try {
+      const root = join(dir, "node_modules", ...pkg.name.split("/"));
+      const bin = join(root, ...pkg.binary.split("/"));
+      const calls = join(dir, "calls");
+      await mkdir(join(bin, ".."), { recursive: true });
+      await writeFile(join(root, "package.json"), JSON.stringify({ name: pkg.name, version: `0.160.0${pkg.versionSuffix ?? ""}` }));
+      await writeFile(bin, `#!/bin/sh\necho x >> "${calls}"\necho "codex-cli ${PINNED_CODEX_VERSION}"\n`);
+      await chmod(bin, 0o755);
+      for (const transport of ["app-server", "exec"] as const) {
+        const driver = codex({ command: bin, transport, killGraceMs: 300 });
+        try {
+          const run = await runDriver(driver, { prompt: "hi" });
+          const error = findError(run.error, FeatureUnsupportedError);
+          expect([error?.feature, error?.reason.startsWith(`codex 0.160.0 is older than ${MIN_CODEX_VERSION}`)]).toEqual([
+            "cliVersion",
+            true,
+          ]);
+          expect(run.recording.ofType("process").filter((p) => p.kind === "spawn")).toEqual([]);
+        } finally {
+          await driver.close();
+        }
+      }
+      expect(await readFile(calls, "utf8").catch(() => "")).toBe("");
+    } finally {
+      await rm(dir, { recursive: true, force: true });
     }
   });
 });

@@ -47,7 +47,7 @@ export { mcpToolOf, type McpServerTools, type McpToolCallNames, type McpToolRef 
 export { knownInput } from "./tool-call/known-input.js";
 export { boundLength, boundToolName, TOOL_NAME_MAX_LENGTH } from "./tool-call/bound-tool-name.js";
 export { sessionInit, type SessionOpened } from "./session-init.js";
-export { installedPackageVersion } from "./version-floor/package-version.js";
+export { installedPackageVersion, packageBinaryVersion, type CliPackageBinary } from "./version-floor/package-version.js";
 export {
   StallWatchdog,
   withStallWatchdog,

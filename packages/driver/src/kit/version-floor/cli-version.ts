@@ -4,6 +4,7 @@ import { resolveExecutable } from "../../process/resolve-executable.js";
 import { spawnCli } from "../../process/spawn-cli.js";
 import { raceAbort } from "../cancel/escalation.js";
 import { parseVersion, withDeadline } from "../inspect/inspect-cli.js";
+import { packageBinaryVersion, type CliPackageBinary } from "./package-version.js";
 
 /** Deadline of one version probe, in ms: a probe with no answer by then reads as no version. */
 export const VERSION_PROBE_TIMEOUT_MS = 10_000;
@@ -39,6 +40,13 @@ export interface CliVersionProbe {
    * `package.json` names it (a driver's default executable): no process is started. Absent: asked.
    */
   readonly installed?: string | undefined;
+  /**
+   * npm packages whose binary the CLI may be: when the executable (`command` resolved as a run
+   * resolves it, then its symbolic links) is one of them, its version is that package's
+   * `package.json` version ({@link packageBinaryVersion}) and no process is started, as with
+   * `installed`. Absent or no match: asked.
+   */
+  readonly packages?: readonly CliPackageBinary[];
 }
 
 /** A version the probe found, with the means to forget it (see {@link probeCliVersion}). */
@@ -101,6 +109,8 @@ export async function probeCliVersion(probe: CliVersionProbe, signal: AbortSigna
     path: probe.env["PATH"] ?? process.env["PATH"] ?? "",
     ...(probe.cwd !== undefined ? { cwd: probe.cwd } : {}),
   });
+  const packaged = probe.packages === undefined ? undefined : packageBinaryVersion(path, probe.packages);
+  if (packaged !== undefined) return { version: parseVersion(packaged), output: packaged, asked: false, forget: () => undefined };
   const file = await stat(path);
   signal.throwIfAborted();
   // The working directory too: a version manager's shim picks the CLI by it (asdf, mise, volta).

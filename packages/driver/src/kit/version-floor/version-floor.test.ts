@@ -1,4 +1,4 @@
-import { chmod, mkdir, mkdtemp, readFile, rm, utimes, writeFile } from "node:fs/promises";
+import { chmod, mkdir, mkdtemp, readFile, rm, symlink, utimes, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -7,7 +7,7 @@ import { FeatureUnsupportedError } from "../../errors/feature-unsupported-error.
 import { createRecordingSink } from "../../testing/recording-sink.js";
 import { parseVersion } from "../inspect/inspect-cli.js";
 import { processGone } from "../process-gone/process-gone.js";
-import { cliVersion, forgetCliVersions, VERSION_PROBE_TIMEOUT_MS, type CliVersionProbe } from "./cli-version.js";
+import { cliVersion, forgetCliVersions, probeCliVersion, VERSION_PROBE_TIMEOUT_MS, type CliVersionProbe } from "./cli-version.js";
 import { confirmStartedVersion } from "./confirm-started-version.js";
 import { checkVersionFloor, compareVersions, requireCliVersion, type CliVersionCheck, type VersionFloor } from "./version-floor.js";
 
@@ -106,6 +106,65 @@ describe("cliVersion", () => {
       await chmod(bin, 0o755);
       const probe = { command: bin, args: ["--version"], env: { PATH: process.env["PATH"] }, device: "cli" };
       expect((await cliVersion(probe, new AbortController().signal)).version).toBe("0.124.0");
+    } finally {
+      forgetCliVersions();
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("cliVersion: the binary of an npm package the probe names", () => {
+  /** A package folder `name@version` holding `binary`, a script that counts its runs and prints `printed`. */
+  async function packaged(dir: string, name: string, version: string, binary: string, printed: string) {
+    const root = join(dir, "node_modules", ...name.split("/"));
+    const bin = join(root, ...binary.split("/"));
+    const calls = join(dir, "calls");
+    await mkdir(join(bin, ".."), { recursive: true });
+    await writeFile(join(root, "package.json"), JSON.stringify({ name, version }));
+    await writeFile(bin, `#!/bin/sh\necho x >> "${calls}"\necho "cli ${printed}"\n`);
+    await chmod(bin, 0o755);
+    return { bin, asked: async () => (await readFile(calls, "utf8").catch(() => "")).split("\n").filter(Boolean).length };
+  }
+
+  it("reads the version from the package's manifest, through a link to the binary too, and starts nothing", async () => {
+    forgetCliVersions();
+    const dir = await mkdtemp(join(tmpdir(), "adaptor-cli-version-"));
+    try {
+      const { bin, asked } = await packaged(dir, "@acme/cli-linux-x64", "1.4.0-linux-x64", "vendor/bin/cli", "9.9.9");
+      const packages = [{ name: "@acme/cli-linux-x64", binary: "vendor/bin/cli", versionSuffix: "-linux-x64" }];
+      const signal = new AbortController().signal;
+      const probe = { command: bin, args: ["--version"], env: { PATH: process.env["PATH"] }, device: "cli", packages };
+      expect(await probeCliVersion(probe, signal)).toMatchObject({ version: "1.4.0", output: "1.4.0", asked: false });
+      // As a package manager's `.bin` link or a global install's link on PATH names it.
+      await mkdir(join(dir, "bin"));
+      await symlink(bin, join(dir, "bin", "cli"));
+      const onPath = { ...probe, command: "cli", env: { PATH: join(dir, "bin") } };
+      expect(await probeCliVersion(onPath, signal)).toMatchObject({ version: "1.4.0", asked: false });
+      expect(await asked()).toBe(0);
+    } finally {
+      forgetCliVersions();
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("asks the binary when its package is another, it sits elsewhere in the package, or it is smaller than the package's binary", async () => {
+    forgetCliVersions();
+    const dir = await mkdtemp(join(tmpdir(), "adaptor-cli-version-"));
+    try {
+      const { bin, asked } = await packaged(dir, "@acme/other", "1.4.0", "bin/cli", "2.0.0");
+      const signal = new AbortController().signal;
+      const probe = { command: bin, args: ["--version"], env: { PATH: process.env["PATH"] }, device: "cli" };
+      const cases = [
+        [{ name: "@acme/cli", binary: "bin/cli" }],
+        [{ name: "@acme/other", binary: "vendor/bin/cli" }],
+        // A placeholder the package's install step replaces with the real binary.
+        [{ name: "@acme/other", binary: "bin/cli", minBytes: 1024 * 1024 }],
+      ];
+      for (const packages of cases) {
+        forgetCliVersions();
+        expect(await probeCliVersion({ ...probe, packages }, signal)).toMatchObject({ version: "2.0.0", asked: true });
+      }
+      expect(await asked()).toBe(3);
     } finally {
       forgetCliVersions();
       await rm(dir, { recursive: true, force: true });
