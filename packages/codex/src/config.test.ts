@@ -64,7 +64,10 @@ describe("validateCodexConfig: the Codex SDK's names", () => {
   it.each([
     ["codexPathOverride", "the CLI's path is the driver option command here (codex({ command }))"],
     ["networkAccessEnabled", 'network access is codex({ configOverrides: { "sandbox_workspace_write.network_access": true } })'],
-    ["baseUrl", "the model provider is set in CODEX_HOME's config.toml, configOverrides or env here"],
+    [
+      "baseUrl",
+      "the base URL is configOverrides: { openai_base_url } here (or CODEX_HOME's config.toml); codex ignores an OPENAI_BASE_URL variable",
+    ],
   ])("%s is refused with what to write here", (key, hint) => {
     let refused: unknown;
     try {

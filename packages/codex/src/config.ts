@@ -77,14 +77,18 @@ export interface CodexConfig extends CommonDriverConfig {
    * How many consecutive model-call retries codex may announce with no model output in between
    * before the driver ends the turn (app-server: an `error` notification with `willRetry: true`;
    * exec: an `error` line whose message starts with `Reconnecting...`, e.g. "Reconnecting...
-   * waiting for network" or "Reconnecting... 1/5 (…)": exec's lines carry no flag, so the wording is
-   * the signal; their notices get `data.willRetry`, and `attempt` / `maxAttempts` when counted). The next announcement ends the turn as `RunError` `agent_error`
-   * ("model unreachable: …; no model output after N retries", with the cause codex logged) and the
-   * process is ended. codex 0.171.0 waits for an unreachable model server without end, whatever
-   * `request_max_retries` / `stream_max_retries` say, at a doubling backoff (about 5, 10, 20, 40 s…),
-   * and those announcements are output, so without this bound only `timeoutMs` would end the run.
-   * With the default 3 an unreachable server ends the run about 35 s after the turn started;
-   * 0 ends the turn at the first announcement. Default 3.
+   * waiting for network": exec's lines carry no flag, so the wording is the signal; their notices
+   * get `data.willRetry`, and `attempt` / `maxAttempts` when counted). The next announcement ends
+   * the turn as `RunError` `agent_error` ("model unreachable: …; no model output after N retries",
+   * with the cause codex logged) and the process is ended. codex 0.171.0 waits for an unreachable
+   * model server without end, whatever `request_max_retries` / `stream_max_retries` say, at a
+   * doubling backoff (about 5, 10, 20, 40 s…), and those announcements are output, so without this
+   * bound only `timeoutMs` would end the run. Retries codex counts itself ("Reconnecting... n/m": a
+   * response stream retried under `stream_max_retries`, or the built-in provider's 5 websocket
+   * tries before it falls back to HTTP POST) are not counted: codex ends them by failing the turn or
+   * by that fallback. With the default 3 an unreachable server ends the run about 35 s after the
+   * turn started (about 6 s more on the built-in provider, for its websocket tries); 0 ends the turn
+   * at the first announcement counted. Default 3.
    */
   readonly maxModelRetries?: number;
   /**

@@ -337,6 +337,17 @@ describe("AppServerTurnState model-call retries", () => {
     expect(state.gaveUp?.retries).toBe(2);
   });
 
+  it("a retry codex counts itself (Reconnecting... n/m) is left to codex's bound: websocket tries, then HTTP ones", () => {
+    const state = retrying(1);
+    for (let n = 2; n <= 5; n++) expect(state.accept("error", retry(`Reconnecting... ${n}/5`), "")).toBe(false);
+    expect(state.accept("warning", { threadId: THREAD, message: "Falling back from WebSockets to HTTPS transport. x" }, "")).toBe(false);
+    expect(state.accept("error", retry(), "")).toBe(false);
+    expect(state.accept("error", retry("Reconnecting... 1/2"), "")).toBe(false);
+    expect(state.gaveUp).toBeUndefined();
+    expect(state.accept("error", retry(), "")).toBe(true);
+    expect(state.gaveUp?.retries).toBe(2);
+  });
+
   it("an error codex will not retry is not counted (its turn/completed carries the verdict)", () => {
     const state = retrying(0);
     expect(state.accept("error", retry("fatal", false), "")).toBe(false);

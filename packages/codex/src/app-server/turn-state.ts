@@ -9,6 +9,7 @@ import type { FileUpdateChange } from "../protocol/generated/v2/FileUpdateChange
 import { DeltaLineTemplates, type DeltaMethod } from "./delta-lines.js";
 import { DeltaLineReader } from "./parse-line.js";
 import { STILL_RUNNING } from "../turn-end.js";
+import { retryAnnouncement } from "../retry-announcement.js";
 
 type Emit = (event: DriverEvent) => void;
 
@@ -123,7 +124,8 @@ export function resultOf(item: ThreadItem, streamed: string | undefined): { outp
  *   nothing to the thread's running `total`: see {@link previousTotal}); `turn/plan/updated` → notice `plan`;
  *   `turn/diff/updated` → notice `diff`; `error` → notice `error`; warnings → notice `warning`;
  * - more consecutive `error`s with `willRetry: true` than allowed, with no model output (a delta, an
- *   item, a usage update) in between, end the turn: {@link gaveUp}.
+ *   item, a usage update) in between, end the turn: {@link gaveUp}. Retries codex counts itself
+ *   (`Reconnecting... n/m`) are not counted: codex bounds them.
  *
  * Terminal means terminal: the turn's first `turn/completed` decides it; what comes after it
  * (another `turn/completed`, deltas, items) is dropped and counted in {@link late}. A tool call
@@ -169,7 +171,7 @@ export class AppServerTurnState {
   gaveUp: { readonly message: string; readonly retries: number; readonly codexErrorInfo: unknown } | undefined;
   readonly #emit: Emit;
   readonly #maxRetries: number;
-  /** Consecutive `willRetry` errors since the last model output. */
+  /** Consecutive `willRetry` errors codex does not count itself, since the last model output. */
   #retries = 0;
   readonly #items = new Map<string, ThreadItem>();
   /** Tool calls of this turn reported as started and not yet answered by a `tool-result`, by id. */
@@ -212,7 +214,9 @@ export class AppServerTurnState {
   /**
    * @param maxRetries how many consecutive `error` notifications with `willRetry: true` (codex
    * retrying a model call) may arrive with no model output in between; the next one ends the turn
-   * ({@link gaveUp}, {@link accept} returns true). Default: no bound.
+   * ({@link gaveUp}, {@link accept} returns true). A retry codex counts itself (message
+   * `Reconnecting... n/m`, see {@link retryAnnouncement}) is not counted: codex ends those at `m`,
+   * by failing the turn or by falling back from a websocket to HTTP. Default: no bound.
    */
   constructor(emit: Emit, maxRetries = Number.POSITIVE_INFINITY) {
     this.#emit = emit;
@@ -493,6 +497,9 @@ export class AppServerTurnState {
           data: { willRetry: message.params.willRetry, codexErrorInfo: message.params.error.codexErrorInfo },
         });
         if (!message.params.willRetry || this.gaveUp) return false;
+        // A retry codex counts (`Reconnecting... n/m`) is left to codex's own bound: after it codex
+        // fails the turn or falls back from a websocket to HTTP, where the turn may well succeed.
+        if (retryAnnouncement(message.params.error.message)?.maxAttempts !== undefined) return false;
         this.#retries++;
         if (this.#retries <= this.#maxRetries) return false;
         this.gaveUp = {

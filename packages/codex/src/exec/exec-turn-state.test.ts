@@ -3,10 +3,13 @@ import type { DriverEvent } from "@adaptor/driver";
 import { ExecTurnState } from "./exec-turn-state.js";
 
 // The `error` lines below are verbatim from codex 0.171.0 `exec --json` (a closed port; a server
-// answering 502 / 500 with stream_max_retries 2; a 429).
+// answering 502 / 500 with stream_max_retries 2; a 429; a server refusing websockets).
 const NETWORK = "Reconnecting... waiting for network (Connection failed: error sending request)";
 const COUNTED = (n: number) =>
   `Reconnecting... ${n}/2 (unexpected status 502 Bad Gateway: scripted error 502, url: http://127.0.0.1:46395/v1/responses, request id: req_fake_${n * 3})`;
+// codex's built-in provider first tries a websocket, 5 times, then falls back to HTTP POST.
+const WEBSOCKET = (n: number) =>
+  `Reconnecting... ${n}/5 (unexpected status 404 Not Found: 66\r\n{"error":{"message":"Not found: GET /v1/responses"}}\r\n0, url: ws://127.0.0.1:41407/v1/responses, request id: req_fake_${n + 1})`;
 const HIGH_DEMAND = "Reconnecting... 1/2 (We’re currently experiencing high demand, which may cause temporary errors.)";
 const FINAL_429 = "exceeded retry limit, last status: 429 Too Many Requests, request id: req_fake_1";
 
@@ -31,13 +34,17 @@ describe("ExecTurnState model-call retries (exec error lines carry only a messag
     ]);
   });
 
-  it("counts both variants toward maxRetries; a final error line does not count", () => {
+  it("counts the retries codex does not bound toward maxRetries; counted ones (codex's own bound) and a final error do not", () => {
     const { state: s } = state(2);
     expect(s.accept(error(NETWORK), "")).toBe(false);
     expect(s.accept(error(FINAL_429), "")).toBe(false);
+    for (let n = 1; n <= 5; n++) expect(s.accept(error(WEBSOCKET(n)), "")).toBe(false);
     expect(s.accept(error(COUNTED(1)), "")).toBe(false);
-    expect(s.accept(error(COUNTED(2)), "")).toBe(true);
-    expect(s.gaveUp).toEqual({ message: COUNTED(2), retries: 3 });
+    expect(s.accept(error(COUNTED(2)), "")).toBe(false);
+    expect(s.accept(error(NETWORK), "")).toBe(false);
+    expect(s.gaveUp).toBeUndefined();
+    expect(s.accept(error(NETWORK), "")).toBe(true);
+    expect(s.gaveUp).toEqual({ message: NETWORK, retries: 3 });
   });
 
   it("accepts leading blanks and a single-character ellipsis; not a message that only mentions reconnecting", () => {

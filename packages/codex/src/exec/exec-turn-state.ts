@@ -1,7 +1,7 @@
 import type { DriverEvent, Usage } from "@adaptor/driver";
 import { sessionInit, TranscriptLog } from "@adaptor/driver/kit";
 import type { ExecEvent, ExecItem, ExecUsage } from "./exec-events.js";
-import { retryAnnouncement } from "./retry-announcement.js";
+import { retryAnnouncement } from "../retry-announcement.js";
 import { STILL_RUNNING } from "../turn-end.js";
 
 type Emit = (event: DriverEvent) => void;
@@ -37,15 +37,16 @@ export class ExecTurnState {
   /** Tool calls reported as started and not yet answered by a `tool-result`: their latest item, by id. */
   readonly #open = new Map<string, ExecItem>();
   readonly #maxRetries: number;
-  /** Consecutive retry announcements since the last item. */
+  /** Consecutive retry announcements codex does not count itself, since the last item. */
   #retries = 0;
 
   /**
    * @param maxRetries how many consecutive retry announcements (an `error` line whose message
    * starts with codex's `Reconnecting...`, see {@link retryAnnouncement}) may arrive with no item in
-   * between; the next one ends the turn ({@link gaveUp}, {@link accept} returns true). Each `error`
-   * line is a notice `error` with `data.willRetry` (and `attempt` / `maxAttempts` when codex counts
-   * them). Default: no bound.
+   * between; the next one ends the turn ({@link gaveUp}, {@link accept} returns true). A retry
+   * codex counts itself (`Reconnecting... n/m`) is not counted: codex ends those at `m`, by failing
+   * the turn or by falling back from a websocket to HTTP. Each `error` line is a notice `error` with
+   * `data.willRetry` (and `attempt` / `maxAttempts` when codex counts them). Default: no bound.
    */
   constructor(emit: Emit, maxRetries = Number.POSITIVE_INFINITY) {
     this.#emit = emit;
@@ -120,7 +121,9 @@ export class ExecTurnState {
       case "error": {
         const retry = retryAnnouncement(event.message);
         this.#emit({ type: "notice", kind: "error", message: event.message, data: { willRetry: retry !== undefined, ...retry } });
-        if (retry === undefined || this.gaveUp) return false;
+        // A retry codex counts (`n/m`) is left to codex's own bound: after it codex fails the turn
+        // or falls back from a websocket to HTTP, where the turn may well succeed.
+        if (retry === undefined || retry.maxAttempts !== undefined || this.gaveUp) return false;
         if (++this.#retries <= this.#maxRetries) return false;
         this.gaveUp = { message: event.message, retries: this.#retries };
         return true;

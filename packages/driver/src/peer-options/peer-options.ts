@@ -220,7 +220,11 @@ export const PEER_OPTIONS: Readonly<Record<string, PeerOption>> = Object.freeze(
 
   // Codex SDK: the fields of `CodexOptions`, `ThreadOptions` and `TurnOptions`.
   codexPathOverride: codex(CLI_PATH("codex"), "codex({ command })"),
-  baseUrl: codex("the model provider is set in CODEX_HOME's config.toml, configOverrides or env here", "config.toml", "configOverrides"),
+  baseUrl: codex(
+    "the base URL is configOverrides: { openai_base_url } here (or CODEX_HOME's config.toml); codex ignores an OPENAI_BASE_URL variable",
+    "config.toml",
+    "configOverrides",
+  ),
   apiKey: codex("the key is passed in env here (env: { CODEX_API_KEY }, the variable the Codex SDK sets)", "CODEX_API_KEY"),
   config: codex("codex config keys are the driver option configOverrides here (codex({ configOverrides }))", "codex({ configOverrides })"),
   workingDirectory: codex("the Codex SDK's workingDirectory is cwd here", "cwd"),

@@ -24,6 +24,16 @@ describe("codexTestEnv", () => {
     expect(existsSync(env.root)).toBe(false);
   });
 
+  test("provider openai points codex's built-in provider at the base URL, with CODEX_API_KEY", async () => {
+    const toml = codexConfigToml("http://127.0.0.1:1234/v1", "gpt-5.5", "openai");
+    expect(toml).toContain('openai_base_url = "http://127.0.0.1:1234/v1"');
+    expect(toml).not.toContain("model_provider");
+    const env = await codexTestEnv({ baseUrl: "http://127.0.0.1:1234/v1", provider: "openai" });
+    expect(readFileSync(env.configPath, "utf8")).toBe(toml);
+    expect(env.env.CODEX_API_KEY).toBe("dummy");
+    await env.cleanup();
+  });
+
   test("requires a base URL", async () => {
     await expect(codexTestEnv({})).rejects.toThrow(TypeError);
     expect(codexConfigToml("http://x/v1", "gpt-6")).toContain('model = "gpt-6"');

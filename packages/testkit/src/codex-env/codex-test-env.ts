@@ -10,6 +10,15 @@ export interface CodexTestEnvOptions {
   readonly server?: { readonly baseUrl: string };
   /** Model slug written to config.toml. Default `"gpt-5.5"` (a slug codex 0.171.0 knows; unknown slugs lose `apply_patch`). */
   readonly model?: string;
+  /**
+   * Which model provider config.toml names. `"fake"` (the default): a custom provider on the base
+   * URL with retries 0 and no websockets ({@link codexConfigToml}). `"openai"`: codex's built-in
+   * provider pointed at the base URL with `openai_base_url` (the route a user takes), keeping its
+   * own retry settings; codex 0.171.0 then opens each turn with up to 5 websocket tries
+   * (`Reconnecting... n/5`, which the scripted server refuses with a 404) before it falls back to
+   * HTTP POST, about 6 s in all. The environment then also holds `CODEX_API_KEY=dummy`.
+   */
+  readonly provider?: "fake" | "openai";
   /** Extra TOML appended to config.toml; start it with a `[table]` header. Default none. */
   readonly extraToml?: string;
   /** Extra variables added last (they override the defaults). Default: none. */
@@ -23,7 +32,7 @@ export interface CodexTestEnv extends AsyncDisposable {
   /**
    * The complete child environment (pass it as the spawn `env`, not merged into `process.env`):
    * `PATH` (from this process), `HOME`, `CODEX_HOME`, `TMPDIR`, `FAKE_OPENAI_KEY=dummy` (the
-   * provider's `env_key`) and `RUST_LOG=warn`.
+   * provider's `env_key`), `CODEX_API_KEY=dummy` with `provider` `"openai"`, and `RUST_LOG=warn`.
    */
   readonly env: Readonly<Record<string, string>>;
   /** The temp root that holds everything below; removed by `cleanup()`. */
@@ -46,27 +55,34 @@ export interface CodexTestEnv extends AsyncDisposable {
 
 /**
  * The config.toml of {@link codexTestEnv} (docs/protocols.md "Configuration"): the model, a custom
- * `fake` provider on `baseUrl` speaking the Responses wire API with retries 0, plugins and remote
+ * `fake` provider on `baseUrl` speaking the Responses wire API with retries 0 (or, with `provider`
+ * `"openai"`, codex's built-in provider with `openai_base_url` set to `baseUrl`), plugins and remote
  * plugins off (else start-up runs `git ls-remote`), analytics, feedback and update checks off,
  * OpenTelemetry exporter none.
  */
-export function codexConfigToml(baseUrl: string, model = "gpt-5.5"): string {
+export function codexConfigToml(baseUrl: string, model = "gpt-5.5", provider: "fake" | "openai" = "fake"): string {
+  const providerLines =
+    provider === "openai"
+      ? [`openai_base_url = ${JSON.stringify(baseUrl)}`, `check_for_update_on_startup = false`, ``]
+      : [
+          `model_provider = "fake"`,
+          `check_for_update_on_startup = false`,
+          ``,
+          `[model_providers.fake]`,
+          `name = "Fake"`,
+          `base_url = ${JSON.stringify(baseUrl)}`,
+          `wire_api = "responses"`,
+          `env_key = "FAKE_OPENAI_KEY"`,
+          `request_max_retries = 0`,
+          `stream_max_retries = 0`,
+          ``,
+        ];
   return [
     `model = ${JSON.stringify(model)}`,
-    `model_provider = "fake"`,
-    `check_for_update_on_startup = false`,
-    ``,
+    ...providerLines,
     `[features]`,
     `plugins = false`,
     `remote_plugin = false`,
-    ``,
-    `[model_providers.fake]`,
-    `name = "Fake"`,
-    `base_url = ${JSON.stringify(baseUrl)}`,
-    `wire_api = "responses"`,
-    `env_key = "FAKE_OPENAI_KEY"`,
-    `request_max_retries = 0`,
-    `stream_max_retries = 0`,
     ``,
     `[analytics]`,
     `enabled = false`,
@@ -105,7 +121,7 @@ export async function codexTestEnv(options: CodexTestEnvOptions): Promise<CodexT
   const workDir = join(root, "work");
   await Promise.all([mkdir(codexHome, { recursive: true }), mkdir(tmpDir), mkdir(workDir)]);
   const configPath = join(codexHome, "config.toml");
-  await writeFile(configPath, codexConfigToml(baseUrl, model) + (options.extraToml ? `\n${options.extraToml}\n` : ""));
+  await writeFile(configPath, codexConfigToml(baseUrl, model, options.provider) + (options.extraToml ? `\n${options.extraToml}\n` : ""));
 
   const env: Record<string, string> = {
     PATH: process.env.PATH ?? "/usr/local/bin:/usr/bin:/bin",
@@ -113,6 +129,7 @@ export async function codexTestEnv(options: CodexTestEnvOptions): Promise<CodexT
     CODEX_HOME: codexHome,
     TMPDIR: tmpDir,
     FAKE_OPENAI_KEY: "dummy",
+    ...(options.provider === "openai" ? { CODEX_API_KEY: "dummy" } : {}),
     RUST_LOG: "warn",
     ...options.env,
   };

@@ -1,18 +1,25 @@
 /**
- * A model-call retry as `codex exec --json` announces it. codex 0.171.0's `error` line carries only
- * a `message` (no `willRetry` flag, no error code, unlike the app server's `error` notification), so
- * the wording is the only signal. The variants it emits, seen on the wire:
+ * A model-call retry as codex 0.171.0 announces it, in the message of exec's `error` line or of the
+ * app server's `error` notification. exec's line carries only a `message` (no `willRetry` flag, no
+ * error code, unlike the app server's notification), so there the wording is the only signal. The
+ * variants it emits, seen on the wire:
  * - `Reconnecting... waiting for network (Connection failed: error sending request)`: the model
- *   server cannot be reached (retried without end);
+ *   server cannot be reached over HTTP (retried without end, whatever the retry settings say);
  * - `Reconnecting... 1/2 (unexpected status 502 Bad Gateway: …)`: a failed response stream retried,
- *   attempt 1 of `stream_max_retries` 2 (also after HTTP 500, with codex's own text, and a DNS failure).
+ *   attempt 1 of `stream_max_retries` 2 (also after HTTP 500, with codex's own text, and a DNS
+ *   failure). codex bounds these itself: after the last one it fails the turn, or, when it was
+ *   trying a websocket (the built-in provider tries one first, 5 times), falls back to HTTP POST.
+ *   The app server's message is the bare `Reconnecting... 2/5`.
  * A final error (`unexpected status 502 …`, `exceeded retry limit, last status: 429 …`) does not
  * start with `Reconnecting` and is followed by `turn.failed`. Leading blanks and a `…` for `...` are
  * accepted too.
  */
 const RETRY = /^\s*Reconnecting(?:\.{3}|\u2026)(?:\s*(\d+)\s*\/\s*(\d+))?/;
 
-/** What a retry announcement says: the attempt and the most attempts when it counts them. */
+/**
+ * What a retry announcement says: the attempt and the most attempts when codex counts them (a
+ * retry codex bounds itself).
+ */
 export interface RetryAnnouncement {
   readonly attempt?: number;
   readonly maxAttempts?: number;
