@@ -6,6 +6,7 @@ import {
   AHEAD_FRESH_MS,
   aheadReads,
   DescendantTracker,
+  forceDeepBatchStrategy,
   PROCESS_TAG_VAR,
   observeCandidateStatReads,
   inWindow,
@@ -433,6 +434,39 @@ describe.skipIf(process.platform !== "linux" || !hasChildrenLists)("descendant t
       await refreshDeepSoon(trackers[0]!);
       expect(orphanReads.count - before).toBe(2);
     } finally {
+      for (const tracker of trackers) releaseDescendants(tracker);
+      killAll(all);
+    }
+  }, 30_000);
+
+  it("deep refreshes asked for together find their trees in one read of every process when that reads fewer files than their walks, and each finds what its deep scan finds", async () => {
+    const { clis, trackers, all } = twoTaggedClis("deep-batch-scan");
+    let scans = 0;
+    try {
+      await watchAll(clis, trackers, all);
+      forceDeepBatchStrategy("scan");
+      observeProcessScans(() => scans++);
+      await Promise.all(trackers.map((tracker) => refreshDeepSoon(tracker, lastPid())));
+      observeProcessScans(undefined);
+      expect(scans).toBe(1);
+      for (const [i, { cli, tag, pids }] of clis.entries()) {
+        const scanned = new DescendantTracker(cli.pid!, tag);
+        scanned.refresh(undefined, true);
+        expect(scanned.pids.sort()).toEqual((await pids).sort());
+        expect(trackers[i]!.pids.sort()).toEqual(scanned.pids.sort());
+      }
+      // Walked, the same batch finds the same.
+      forceDeepBatchStrategy("walk");
+      const walked = clis.map(({ cli, tag }) => new DescendantTracker(cli.pid!, tag));
+      scans = 0;
+      observeProcessScans(() => scans++);
+      await Promise.all(walked.map((tracker) => refreshDeepSoon(tracker, lastPid())));
+      observeProcessScans(undefined);
+      expect(scans).toBe(0);
+      for (const [i, tracker] of walked.entries()) expect(tracker.pids.sort()).toEqual(trackers[i]!.pids.sort());
+    } finally {
+      observeProcessScans(undefined);
+      forceDeepBatchStrategy(undefined);
       for (const tracker of trackers) releaseDescendants(tracker);
       killAll(all);
     }

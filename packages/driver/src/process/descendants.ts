@@ -621,9 +621,12 @@ export class DescendantTracker {
    *   CLI's own session is all that was seen, only the candidates in it and what is below them are
    *   read instead: a process enters no session but its parent's or one it creates, so a member
    *   out of the tree is such a candidate or below one.
+   * @param tree - every process on the host, read once for several trackers after this refresh was
+   *   asked for ({@link refreshDeepSoon}, when one read of `/proc` costs less than their walks): the
+   *   tree is then found in it ({@link refresh} without `deep`), not walked; walked when not given.
    * @returns false (nothing changed) where the kernel has no children lists; {@link refresh} then.
    */
-  refreshDeepTree(candidates?: readonly ProcStat[], all?: () => Map<number, ProcStat>): boolean {
+  refreshDeepTree(candidates?: readonly ProcStat[], all?: () => Map<number, ProcStat>, tree?: Map<number, ProcStat>): boolean {
     if (!hasChildrenFiles()) return false;
     const read = candidates ?? orphanCandidates();
     if (this.#tag) {
@@ -636,7 +639,8 @@ export class DescendantTracker {
         if (candidateTags(stat).includes(entry)) this.adopt(stat);
       }
     }
-    this.refreshTree();
+    if (tree) this.refresh(tree);
+    else this.refreshTree();
     const ownSessionOnly = this.#groups.size === 0 && this.#sessions.size === 1 && this.#sessions.has(this.#root);
     if (ownSessionOnly)
       this.#refreshSessions(() =>
@@ -1099,6 +1103,34 @@ function hostAncestors(): Set<number> | undefined {
   return (ancestors = found);
 }
 
+/** The strategy {@link deepBatchTree} takes instead of weighing the files (tests); undefined: weighed. */
+let forcedDeepBatchStrategy: "walk" | "scan" | undefined;
+
+/** Has every batch of deep refreshes find the trees by `strategy` from now on (for tests); `undefined`: weighed again. */
+export function forceDeepBatchStrategy(strategy: "walk" | "scan" | undefined): void {
+  forcedDeepBatchStrategy = strategy;
+}
+
+/**
+ * How a batch of deep refreshes ({@link refreshDeepSoon}) finds the trees of `trackers`: each tree
+ * through its children lists (undefined), or in one read of the stat of every process on the host
+ * serving them all (that read), when that reads fewer files ({@link pollStrategy}). With many CLIs ending
+ * their turns at once (each turn's end asks for one), each walk reads the children list of every
+ * thread of its CLI, where the scan reads one file per process. A CLI that exited (no longer
+ * watched) is not counted: its walk stops at its own pid, gone.
+ */
+function deepBatchTree(trackers: Iterable<DescendantTracker>): Map<number, ProcStat> | undefined {
+  let names: string[] | undefined;
+  let strategy = forcedDeepBatchStrategy;
+  if (!strategy) {
+    let visits = 0;
+    for (const tracker of trackers) visits += poller.trackers.has(tracker) ? tracker.visits : tracker.visits - 1;
+    const filesPerVisit = walked.visits === 0 ? 1 : walked.files / walked.visits;
+    strategy = pollStrategy(visits, filesPerVisit, () => (names ??= procNames())?.length ?? Infinity);
+  }
+  return strategy === "scan" ? scan(names) : undefined;
+}
+
 /**
  * Deep refreshes asked for in the current turn of the event loop, served together after it, each
  * with the last pid its catch-up starts from (undefined: none).
@@ -1131,10 +1163,12 @@ export function refreshDeepSoon(tracker: DescendantTracker, catchUpSince?: numbe
       let members: Map<number, ProcStat> | undefined;
       // One walk below the candidates serves every tracker: from those younger than the oldest CLI.
       const oldest = Math.min(...[...trackers.keys()].map((each) => each.rootStart));
+      // Their walks, or one read of every process on the host when that reads fewer files.
+      const tree = hasChildrenFiles() ? deepBatchTree(trackers.keys()) : undefined;
       for (const each of trackers.keys()) {
         if (hasChildrenFiles()) {
           const read = (candidates ??= orphanCandidates());
-          each.refreshDeepTree(read, () => (members ??= youngSubtrees(read, oldest)));
+          each.refreshDeepTree(read, () => (members ??= youngSubtrees(read, oldest)), tree);
         } else each.refresh((all ??= scan()), true);
       }
       const reads = new CatchUpReads();
