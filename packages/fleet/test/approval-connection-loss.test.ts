@@ -7,6 +7,7 @@ import { fakeCliHost, onFakeCliFleet } from "./support/fake-cli-host.js";
 import { fakeCodex, fakeCodexSteps, fakeRun } from "./support/fake-codex.js";
 import { freshSchema } from "./support/pg.js";
 import { until } from "./support/processes.js";
+import { TcpProxy } from "./support/tcp-proxy.js";
 
 /** The id of the first approval the run asks (waits for it). */
 async function askedId(handle: RunHandle): Promise<string> {
@@ -61,6 +62,44 @@ onFakeCliFleet("fleet approval connection loss", ({ url, closers }) => {
         await front.answer(id, { outcome: "approve" });
         expect((await handle.result()).text).toBe("after the approval");
       },
+    );
+
+    it.each([
+      ["a run without a thread key", undefined],
+      ["a thread turn (its thread store's connections refused too)", "conn-refused"],
+    ])(
+      "the database refuses the worker's host's connections for a few seconds (well within heartbeatSeconds) while an approval of %s waits: the worker waits it out, the approval stays pending, and an answer from another host is applied by the attempt that asked",
+      async (_, threadKey) => {
+        const schema = freshSchema("connrefused");
+        // The worker's host reaches the server through a Unix socket the test removes: its connects
+        // then fail ENOENT, as with a local server that is stopped.
+        const proxy = new TcpProxy(url);
+        closers.push(() => proxy.close());
+        const through = await proxy.listenSocket(url);
+        const back = await fakeCliHost(through, schema, closers);
+        await back.worker(({ threadStore }) => new Agent(fakeCodex("unused"), { threadStore: threadStore! }));
+        const front = await fakeCliHost(url, schema, closers);
+        const runOptions = {
+          ...fakeRun(fakeCodexSteps("after the approval", { ask: "npm test" })),
+          policy: { approvals: { timeoutMs: 60_000 } },
+        };
+        const handle = await front.submit("run the tests", { runOptions, ...(threadKey !== undefined ? { threadKey } : {}) });
+        const id = await askedId(handle);
+        await proxy.cut();
+        // The outage lasts a few seconds (the heartbeat is 10 s): the worker's LISTEN connection,
+        // its approval reads and (for a thread turn) its lease renewals are refused meanwhile.
+        await new Promise((resolve) => setTimeout(resolve, 3000));
+        await proxy.restore(url);
+        expect((await front.approval(id))?.status).toBe("pending");
+        expect((await handle.info()).settled).toBe(false);
+        await front.answer(id, { outcome: "approve" });
+        expect((await handle.result()).text).toBe("after the approval");
+        // The attempt that asked applied the answer: no other attempt ran the turn.
+        const attempts = new Set<number>();
+        for await (const { attempt } of handle.events({ after: 0 })) attempts.add(attempt);
+        expect([...attempts]).toEqual([1]);
+      },
+      60_000,
     );
   });
 });
