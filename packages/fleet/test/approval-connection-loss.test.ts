@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import pg from "pg";
 import { Agent } from "adaptor";
-import type { RecordedAgentEvent, RunHandle } from "@adaptor/fleet";
+import { Fleet, type RecordedAgentEvent, type RunHandle } from "@adaptor/fleet";
 import { fakeCliHost, onFakeCliFleet } from "./support/fake-cli-host.js";
 import { fakeCodex, fakeCodexSteps, fakeRun } from "./support/fake-codex.js";
 import { freshSchema } from "./support/pg.js";
@@ -101,5 +101,33 @@ onFakeCliFleet("fleet approval connection loss", ({ url, closers }) => {
       },
       60_000,
     );
+
+    it("the run ends its question unanswered (its timeoutMs) while the database refuses the worker's host: once the database is back the worker closes the approval, and an answer is refused instead of recorded for an attempt that can no longer apply it", async () => {
+      const schema = freshSchema("connrefused_end");
+      const proxy = new TcpProxy(url);
+      closers.push(() => proxy.close());
+      const through = await proxy.listenSocket(url);
+      // A heartbeat far longer than the test: the attempt's job stays active meanwhile, so only the
+      // worker's own close ends the approval.
+      const back = new Fleet({ connectionString: through, schema, heartbeatSeconds: 300 });
+      await back.start();
+      closers.push(() => back.close());
+      await back.worker(new Agent(fakeCodex("unused")));
+      const front = await fakeCliHost(url, schema, closers);
+      const runOptions = {
+        ...fakeRun(fakeCodexSteps("never", { ask: "make" })),
+        timeoutMs: 6000,
+        policy: { approvals: { timeoutMs: 120_000 } },
+      };
+      const handle = await front.submit("build", { runOptions });
+      const id = await askedId(handle);
+      await proxy.cut();
+      // Cut until well past the run's timeoutMs, which ends the question unanswered meanwhile.
+      await new Promise((resolve) => setTimeout(resolve, 8000));
+      await proxy.restore(url);
+      await until(async () => (await front.approval(id))?.status !== "pending", "the approval no longer pending", 30_000);
+      expect((await front.approval(id))?.status).toBe("closed");
+      expect(await front.answer(id, { outcome: "approve" }).catch((error: unknown) => error)).toMatchObject({ status: "closed" });
+    }, 90_000);
   });
 });
