@@ -3,7 +3,7 @@
 
 export { raceAbort } from "./abort/race-abort.js";
 export { connectionStringProblem } from "./postgres/connection-string.js";
-export { postgresErrorCode } from "./postgres/postgres-error-code.js";
+export { postgresConnectionLost, postgresErrorCode } from "./postgres/postgres-error-code.js";
 export { postgresTransaction, type PostgresTransactionClient, type PostgresTransactionOptions } from "./postgres/postgres-transaction.js";
 export { redactValues, redactCutAtStart, redactCutAtEnd, MIN_CUT_VALUE_CHARS, REDACTED } from "./text/redact-values.js";
 export { secretEnvValues } from "./text/secret-env-values.js";

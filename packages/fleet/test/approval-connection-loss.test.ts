@@ -2,11 +2,12 @@ import { randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import pg from "pg";
 import { Agent } from "adaptor";
-import type { RecordedAgentEvent, RunHandle } from "@adaptor/fleet";
+import { Fleet, type RecordedAgentEvent, type RunHandle } from "@adaptor/fleet";
 import { fakeCliHost, onFakeCliFleet } from "./support/fake-cli-host.js";
 import { fakeCodex, fakeCodexSteps, fakeRun } from "./support/fake-codex.js";
 import { freshSchema } from "./support/pg.js";
 import { until } from "./support/processes.js";
+import { TcpProxy } from "./support/tcp-proxy.js";
 
 /** The id of the first approval the run asks (waits for it). */
 async function askedId(handle: RunHandle): Promise<string> {
@@ -62,5 +63,71 @@ onFakeCliFleet("fleet approval connection loss", ({ url, closers }) => {
         expect((await handle.result()).text).toBe("after the approval");
       },
     );
+
+    it.each([
+      ["a run without a thread key", undefined],
+      ["a thread turn (its thread store's connections refused too)", "conn-refused"],
+    ])(
+      "the database refuses the worker's host's connections for a few seconds (well within heartbeatSeconds) while an approval of %s waits: the worker waits it out, the approval stays pending, and an answer from another host is applied by the attempt that asked",
+      async (_, threadKey) => {
+        const schema = freshSchema("connrefused");
+        // The worker's host reaches the server through a Unix socket the test removes: its connects
+        // then fail ENOENT, as with a local server that is stopped.
+        const proxy = new TcpProxy(url);
+        closers.push(() => proxy.close());
+        const through = await proxy.listenSocket(url);
+        const back = await fakeCliHost(through, schema, closers);
+        await back.worker(({ threadStore }) => new Agent(fakeCodex("unused"), { threadStore: threadStore! }));
+        const front = await fakeCliHost(url, schema, closers);
+        const runOptions = {
+          ...fakeRun(fakeCodexSteps("after the approval", { ask: "npm test" })),
+          policy: { approvals: { timeoutMs: 60_000 } },
+        };
+        const handle = await front.submit("run the tests", { runOptions, ...(threadKey !== undefined ? { threadKey } : {}) });
+        const id = await askedId(handle);
+        await proxy.cut();
+        // The outage lasts a few seconds (the heartbeat is 10 s): the worker's LISTEN connection,
+        // its approval reads and (for a thread turn) its lease renewals are refused meanwhile.
+        await new Promise((resolve) => setTimeout(resolve, 3000));
+        await proxy.restore(url);
+        expect((await front.approval(id))?.status).toBe("pending");
+        expect((await handle.info()).settled).toBe(false);
+        await front.answer(id, { outcome: "approve" });
+        expect((await handle.result()).text).toBe("after the approval");
+        // The attempt that asked applied the answer: no other attempt ran the turn.
+        const attempts = new Set<number>();
+        for await (const { attempt } of handle.events({ after: 0 })) attempts.add(attempt);
+        expect([...attempts]).toEqual([1]);
+      },
+      60_000,
+    );
+
+    it("the run ends its question unanswered (its timeoutMs) while the database refuses the worker's host: once the database is back the worker closes the approval, and an answer is refused instead of recorded for an attempt that can no longer apply it", async () => {
+      const schema = freshSchema("connrefused_end");
+      const proxy = new TcpProxy(url);
+      closers.push(() => proxy.close());
+      const through = await proxy.listenSocket(url);
+      // A heartbeat far longer than the test: the attempt's job stays active meanwhile, so only the
+      // worker's own close ends the approval.
+      const back = new Fleet({ connectionString: through, schema, heartbeatSeconds: 300 });
+      await back.start();
+      closers.push(() => back.close());
+      await back.worker(new Agent(fakeCodex("unused")));
+      const front = await fakeCliHost(url, schema, closers);
+      const runOptions = {
+        ...fakeRun(fakeCodexSteps("never", { ask: "make" })),
+        timeoutMs: 6000,
+        policy: { approvals: { timeoutMs: 120_000 } },
+      };
+      const handle = await front.submit("build", { runOptions });
+      const id = await askedId(handle);
+      await proxy.cut();
+      // Cut until well past the run's timeoutMs, which ends the question unanswered meanwhile.
+      await new Promise((resolve) => setTimeout(resolve, 8000));
+      await proxy.restore(url);
+      await until(async () => (await front.approval(id))?.status !== "pending", "the approval no longer pending", 30_000);
+      expect((await front.approval(id))?.status).toBe("closed");
+      expect(await front.answer(id, { outcome: "approve" }).catch((error: unknown) => error)).toMatchObject({ status: "closed" });
+    }, 90_000);
   });
 });

@@ -572,15 +572,7 @@ export class FleetWorker {
       }
       await tables.insertApproval(request.id, runId, attempt, toJsonEvent(request));
       // The run ending the request unanswered closes the row (see `#run`) and ends the wait below.
-      rows.onEnd(request.id, () =>
-        tables
-          .closeApproval(request.id)
-          .then(
-            () => undefined,
-            () => undefined,
-          )
-          .finally(() => closed.abort()),
-      );
+      rows.onEnd(request.id, () => this.#closeEnded(request.id).finally(() => closed.abort()));
     } finally {
       inserted();
       rows.written(request.id);
@@ -628,6 +620,31 @@ export class FleetWorker {
       await ticket.wait(until).catch((error: unknown) => {
         if (!closed.signal.aborted) throw error;
       });
+    }
+  }
+
+  /**
+   * Closes approval `id`, which the run ended unanswered, to answers. A database unreachable
+   * meanwhile is waited out (the close written once it is back) for up to `heartbeatSeconds`, past
+   * which the attempt's job is failed and the approval reads closed without it; the close is given
+   * up then, on another error, or when the fleet closes. Never rejects.
+   */
+  async #closeEnded(id: string): Promise<void> {
+    const { tables, notifier, closed, options } = this.#core;
+    const since = performance.now();
+    for (;;) {
+      const generation = notifier.generation;
+      try {
+        await tables.closeApproval(id);
+        return;
+      } catch (error) {
+        if (!connectionLost(error) || closed.aborted || performance.now() - since > options.heartbeatSeconds * 1000) return;
+      }
+      try {
+        await notifier.reconnected(generation, closed);
+      } catch {
+        return;
+      }
     }
   }
 
