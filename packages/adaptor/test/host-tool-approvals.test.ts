@@ -1,11 +1,8 @@
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import type { ApprovalMode, DriverRequest } from "@adaptor/driver";
 import {
   Agent,
-  HOST_TOOL_SERVER_NAME,
   RunError,
   defineTool,
   isError,
@@ -16,6 +13,7 @@ import {
   type Tool,
 } from "adaptor";
 import { capabilityDriver } from "./support/capability-driver.js";
+import { connectHostTools } from "./support/host-tool-client.js";
 
 // Host tools follow the run's permission mode through the SDK's own host-tool server, whatever the
 // driver: the scripted driver here plays a CLI that calls the tool over MCP, as every driver's CLI does.
@@ -25,15 +23,6 @@ const CAPS = {
   mcp: { transports: ["stdio", "http"] as const },
   approvals: { permission: MODES, plan_review: ["inherit" as const], question: ["inherit" as const] },
 };
-
-/** An MCP client of the run's host-tool server, as the CLI connects to it. */
-async function connect(request: DriverRequest): Promise<Client> {
-  const entry = request.mcpServers?.find((server) => server.name === HOST_TOOL_SERVER_NAME);
-  if (!entry || entry.transport !== "http") throw new Error("no host-tool entry");
-  const client = new Client({ name: "scripted-cli", version: "0" });
-  await client.connect(new StreamableHTTPClientTransport(new URL(entry.url), { requestInit: { headers: { ...entry.headers } } }));
-  return client;
-}
 
 interface Seen {
   readonly handled: unknown[];
@@ -62,7 +51,7 @@ async function callHostTool(
   const replies: { text: string; isError: boolean }[] = [];
   const asked: ApprovalRequest[] = [];
   const driver = capabilityDriver(CAPS, async (request: DriverRequest, sink) => {
-    const client = await connect(request);
+    const client = await connectHostTools(request);
     for (const [index, args] of calls.entries()) {
       // As a CLI does: the call and its input are reported before the tool is called.
       sink.emit({ type: "tool-call", phase: "start", id: `toolu_${index}`, name: "mcp__adaptor__lookup" });
@@ -187,7 +176,7 @@ describe("host tools follow the run's permission mode", () => {
   it("run() without onApproval under ask: the host tool does not run and the run fails as unanswerable", async () => {
     const handled: unknown[] = [];
     const driver = capabilityDriver(CAPS, async (request: DriverRequest, sink) => {
-      const client = await connect(request);
+      const client = await connectHostTools(request);
       sink.emit({ type: "tool-call", phase: "start", id: "toolu_1", name: "mcp__adaptor__lookup" });
       sink.emit({ type: "tool-call", phase: "end", id: "toolu_1", name: "mcp__adaptor__lookup", input: { id: "o-1" } });
       await client
