@@ -1,12 +1,12 @@
 import type { ApprovalAsk, DriverEvent } from "@adaptor/driver";
-import { boundDepth, boundLength, boundToolName, JSON_DEPTH_MAX, nestsDeeperThan, TOOL_NAME_MAX_LENGTH } from "@adaptor/driver/kit";
+import { boundDepth, boundLength, boundToolName, nestsDeeperThan, TOOL_NAME_MAX_LENGTH } from "@adaptor/driver/kit";
 
 /**
  * `event` with what a driver passes on from the agent or model bounded: its tool name (a
  * `tool-call`'s `name`, a `tool-result`'s) cut to {@link TOOL_NAME_MAX_LENGTH} characters (the
  * name is the model's text, and a driver repeats it on every event of the call, so a long one must
  * not grow each of them), and a `tool-call`'s `input` or a notice's `data` nested deeper than
- * {@link JSON_DEPTH_MAX} levels cut there (see `boundDepth`), so that every consumer of the event
+ * `JSON_DEPTH_MAX` levels cut there (see `boundDepth`), so that every consumer of the event
  * can encode it as JSON. `event` itself when all fits.
  */
 export function withBoundedValues(event: DriverEvent): DriverEvent {
@@ -40,7 +40,7 @@ function boundTitle(title: string): string {
 /**
  * `ask` with its `toolName` cut to {@link TOOL_NAME_MAX_LENGTH} characters, its `title` to
  * {@link APPROVAL_TITLE_MAX_LENGTH}, and its `input` and `details` nested deeper than
- * {@link JSON_DEPTH_MAX} levels cut there (see `boundDepth`); `ask` itself when all fits.
+ * `JSON_DEPTH_MAX` levels cut there (see `boundDepth`); `ask` itself when all fits.
  */
 export function boundedAsk(ask: ApprovalAsk): ApprovalAsk {
   const name: unknown = ask.toolName;
