@@ -376,8 +376,10 @@ describe("public surface", () => {
     expect(Object.keys(await import("adaptor/internal")).sort()).toEqual([
       "DEFAULT_DENY_REASON",
       "EDIT_UNSUPPORTED_REASON",
+      "JSON_DEPTH_MAX",
       "askFactsOf",
       "decisionRefusal",
+      "nestsDeeperThan",
       "rememberError",
       "sniffImageType",
       "updatedInputError",
