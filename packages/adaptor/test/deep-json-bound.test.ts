@@ -69,7 +69,7 @@ describe("a value nested deeper than JSON_DEPTH_MAX levels is cut where it enter
     expect(input.command).toBe("ls");
     expect(depthOf(input.x)).toEqual({ depth: JSON_DEPTH_MAX - 1, innermost: JSON_DEPTH_PLACEHOLDER });
     const notice = events.find((e) => e.type === "notice" && e.kind === "x_custom_update");
-    expect(depthOf((notice as { data: { payload: unknown } }).data.payload)).toEqual({
+    expect(depthOf((notice as unknown as { data: { payload: unknown } }).data.payload)).toEqual({
       depth: JSON_DEPTH_MAX - 1,
       innermost: JSON_DEPTH_PLACEHOLDER,
     });
