@@ -11,3 +11,4 @@ export {
   type ApprovalAskFacts,
 } from "./approval/approval-request.js";
 export { rememberError } from "./approval/approval-rule.js";
+export { JSON_DEPTH_MAX, nestsDeeperThan } from "@adaptor/driver/kit";

@@ -375,17 +375,30 @@ function suspendedAsk(pending: PendingApproval): Omit<AskedApproval, "waiting"> 
 
 /**
  * The status message of an `input-required` task: the approval's title with how to answer (after
- * `note`, when an answer did not fit), and the data part `{ approval }`.
+ * `note`, when an answer did not fit), and the data part `{ approval }`. Of the agent's values
+ * (`input`, `choices`, `details`), one JSON cannot encode (a `BigInt`, a cycle) is left out and
+ * named in `unencodable`, so that the task still reaches `input-required` and can be answered.
  */
 export function approvalMessage(taskId: string, contextId: string, ask: AskedApproval, note?: string): Message {
+  const unencodable: string[] = [];
+  const encodable = (field: string, value: unknown): boolean => {
+    try {
+      JSON.stringify(value);
+      return true;
+    } catch {
+      unencodable.push(field);
+      return false;
+    }
+  };
   const approval = {
     id: ask.id,
     kind: ask.kind,
     title: ask.title,
     ...(ask.toolName !== undefined ? { toolName: ask.toolName } : {}),
-    ...(ask.input !== undefined ? { input: ask.input } : {}),
-    ...(ask.choices ? { choices: ask.choices } : {}),
-    ...(ask.kind === "elicitation" && ask.details ? { details: ask.details } : {}),
+    ...(ask.input !== undefined && encodable("input", ask.input) ? { input: ask.input } : {}),
+    ...(ask.choices && encodable("choices", ask.choices) ? { choices: ask.choices } : {}),
+    ...(ask.kind === "elicitation" && ask.details && encodable("details", ask.details) ? { details: ask.details } : {}),
+    ...(unencodable.length > 0 ? { unencodable } : {}),
     ...(ask.deadline ? { deadline: ask.deadline.toISOString() } : {}),
     ...(ask.suggestions && ask.suggestions.length > 0 && !ask.suspended ? { suggestions: ask.suggestions } : {}),
     waiting: ask.waiting,

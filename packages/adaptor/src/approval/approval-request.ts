@@ -120,7 +120,11 @@ export class ApprovalRequest {
    * calls and where the agent does not say.
    */
   readonly parentToolCallId: string | undefined;
-  /** The input the CLI proposes for the tool. */
+  /**
+   * The input the CLI proposes for the tool, nested at most 64 levels: a deeper object or array is
+   * replaced by the string `"[nested deeper than 64 levels]"` (`JSON_DEPTH_MAX` of
+   * `@adaptor/driver/kit`), so that the request encodes as JSON.
+   */
   readonly input: unknown;
   /**
    * For a `question`: its options (`answer()` takes one's `key`, or free text). For a `permission`:

@@ -36,7 +36,7 @@ import { refuseThreadOnlyOptions } from "../options/thread-only-options.js";
 import type { TurnControls } from "./turn-controls.js";
 import { RunTally } from "./run-budget.js";
 import { RunRecord } from "./run-record.js";
-import { askWithBoundedToolName, withBoundedToolName } from "./bounded-tool-names.js";
+import { boundedAsk, withBoundedValues } from "./bounded-values.js";
 import type { PendingImage } from "../prompt/prompt.js";
 import { Preparation } from "../prepare/preparation.js";
 import { prepare } from "../prepare/prepare-run.js";
@@ -256,8 +256,8 @@ export async function executeRun(setup: RunSetup): Promise<Result> {
           emit: (emitted: DriverEvent) => {
             // Lifecycle events are the SDK's: a driver's own would contradict the verdict.
             if (!foreign.admit(emitted)) return;
-            // A tool name is the model's text: bounded once here, for every consumer below.
-            const event = withBoundedToolName(emitted);
+            // A tool name and input are the model's: bounded once here (length, nesting depth), for every consumer below.
+            const event = withBoundedValues(emitted);
             // The suspended call never ran: the CLI's rejection of it (it is told a deny as it is
             // ended) is not reported; the call stays open, as one a stopped run leaves.
             if (event.type === "tool-result" && event.id === suspension?.suspendedOn?.toolCallId) return;
@@ -284,7 +284,7 @@ export async function executeRun(setup: RunSetup): Promise<Result> {
             if (live) partial = output;
           },
           requestApproval: async (asked: ApprovalAsk) => {
-            const ask = askWithBoundedToolName(asked);
+            const ask = boundedAsk(asked);
             if (!live) return broker.refuse(ask, "after the driver returned");
             unasked.asked(ask);
             record.waiting();

@@ -1,3 +1,4 @@
+import { JSON_DEPTH_MAX, nestsDeeperThan } from "adaptor/internal";
 import type { IncomingMessage } from "node:http";
 import { HttpError } from "./http-error.js";
 
@@ -14,7 +15,8 @@ export interface BodyLimits {
  * already parsed (`req.body`, as Express's `json()` leaves it) is taken as is.
  * @throws HttpError 413 for a larger body (the rest is not read), 408 for a body still incomplete
  *   after `timeoutMs` (a client trickling it byte by byte), 415 for a missing or non-JSON content
- *   type, 400 for malformed JSON or a body cut short.
+ *   type, 400 for malformed JSON, a body cut short, or one nesting objects or arrays deeper than 64
+ *   levels (`JSON_DEPTH_MAX`).
  */
 export async function readJsonBody(req: IncomingMessage, limits: BodyLimits): Promise<unknown> {
   // A missing type is refused too: browsers send bodies without one (or as text/plain) cross-origin without a preflight.
@@ -23,7 +25,7 @@ export async function readJsonBody(req: IncomingMessage, limits: BodyLimits): Pr
     throw new HttpError(415, "unsupported_media_type", "the body must be sent with content-type application/json");
   }
   const parsed = (req as IncomingMessage & { body?: unknown }).body;
-  if (parsed !== undefined && typeof parsed === "object" && parsed !== null && !Buffer.isBuffer(parsed)) return parsed;
+  if (parsed !== undefined && typeof parsed === "object" && parsed !== null && !Buffer.isBuffer(parsed)) return shallowEnough(parsed);
   const { maxBytes, timeoutMs } = limits;
   const declared = Number(req.headers["content-length"]);
   if (Number.isFinite(declared) && declared > maxBytes) {
@@ -61,9 +63,19 @@ export async function readJsonBody(req: IncomingMessage, limits: BodyLimits): Pr
     req.once("close", onGone);
   });
   if (text.trim() === "") throw new HttpError(400, "bad_request", "the body is empty; send a JSON object");
+  let body: unknown;
   try {
-    return JSON.parse(text) as unknown;
+    body = JSON.parse(text) as unknown;
   } catch {
     throw new HttpError(400, "bad_request", "the body is not valid JSON");
   }
+  return shallowEnough(body);
+}
+
+/** `body`, unless it nests deeper than `JSON_DEPTH_MAX` levels: a run's input reaches its events, state frames and stores, which must encode it again. */
+function shallowEnough(body: unknown): unknown {
+  if (nestsDeeperThan(body)) {
+    throw new HttpError(400, "bad_request", `the body nests objects or arrays deeper than ${JSON_DEPTH_MAX} levels`);
+  }
+  return body;
 }

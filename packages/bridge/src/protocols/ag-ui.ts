@@ -107,9 +107,41 @@ export class AgUiMapper {
     this.#secrets = init.secrets;
   }
 
-  /** The frames for one event; `run-finished` needs the verdict (`stream.result()`). */
+  /**
+   * The frames for one event; `run-finished` needs the verdict (`stream.result()`). An AG-UI event
+   * JSON cannot encode (a value it carries holds a `BigInt`, say) goes out as a `CUSTOM`
+   * `adaptor.notice` of kind `bridge.unencodable` (`data: { eventType }`, the SDK event's type)
+   * instead; a `run-finished` that cannot be mapped, as a `RUN_ERROR` of code `internal`: the
+   * stream never ends without its verdict.
+   */
   frames(event: AgentEvent, verdict?: Verdict): Frame[] {
-    return this.#map(event, verdict).map((agUi) => this.frame(agUi));
+    let mapped: BaseEvent[];
+    try {
+      mapped = this.#map(event, verdict);
+    } catch {
+      mapped = [
+        event.type === "run-finished"
+          ? ({ type: EventType.RUN_ERROR, message: "the run's verdict could not be encoded", code: "internal" } as BaseEvent)
+          : this.#unencodable(event),
+      ];
+    }
+    return mapped.map((agUi) => {
+      try {
+        return this.frame(agUi);
+      } catch {
+        return this.frame(this.#unencodable(event));
+      }
+    });
+  }
+
+  /** The `CUSTOM` notice that stands in for an event JSON cannot encode. */
+  #unencodable(event: AgentEvent): BaseEvent {
+    return {
+      type: EventType.CUSTOM,
+      name: AG_UI_CUSTOM_EVENTS.notice,
+      value: { kind: "bridge.unencodable", message: `a ${event.type} event could not be encoded as JSON`, data: { eventType: event.type } },
+      timestamp: event.meta.time.getTime(),
+    } as BaseEvent;
   }
 
   /** Encodes one AG-UI event as the next frame. */
@@ -206,7 +238,11 @@ export class AgUiMapper {
           open.streamedArgs = true;
           push({ type: EventType.TOOL_CALL_ARGS, toolCallId: event.id, delta: event.argsDelta });
         } else if (event.phase === "end") {
-          if (!open.streamedArgs) push({ type: EventType.TOOL_CALL_ARGS, toolCallId: event.id, delta: JSON.stringify(event.input ?? {}) });
+          if (!open.streamedArgs) {
+            const args = jsonText(event.input ?? {});
+            if (args !== undefined) push({ type: EventType.TOOL_CALL_ARGS, toolCallId: event.id, delta: args });
+            else out.push(this.#unencodable(event));
+          }
           push({ type: EventType.TOOL_CALL_END, toolCallId: event.id });
           this.#openToolCalls.delete(event.id);
           this.#endedToolCalls.add(event.id);
@@ -344,4 +380,13 @@ export class AgUiMapper {
 /** Escapes one JSON Pointer segment (RFC 6901). */
 function pointer(segment: string): string {
   return segment.replace(/~/g, "~0").replace(/\//g, "~1");
+}
+
+/** `value` as JSON text; undefined when JSON cannot encode it (a `BigInt`, a cycle). */
+function jsonText(value: unknown): string | undefined {
+  try {
+    return JSON.stringify(value);
+  } catch {
+    return undefined;
+  }
 }

@@ -88,7 +88,9 @@ export function wirePendingApproval(pending: PendingApproval): WirePendingApprov
  * `RUN_FINISHED` outcome `cancelled` does; one whose turn suspended
  * (`suspended: true`) carries the stored approval as `pendingApproval` ({@link WirePendingApproval}),
  * which a run with `resume` answers. `id` is the SSE id (default `meta.sequence`; a bridge over a
- * fleet gives the fleet's sequence).
+ * fleet gives the fleet's sequence). An event JSON cannot encode goes out as a `notice` of kind
+ * `bridge.unencodable` (`data: { eventType }`), a `run-finished` as its outcome alone: the stream
+ * never ends without its verdict.
  */
 export function encodeRaw(event: AgentEvent, secrets: () => readonly string[], verdict?: ChannelVerdict, id = event.meta.sequence): Frame {
   let data: unknown = event;
@@ -110,5 +112,27 @@ export function encodeRaw(event: AgentEvent, secrets: () => readonly string[], v
       };
     }
   }
-  return { id, text: sseEvent(data, id) };
+  try {
+    return { id, text: sseEvent(data, id) };
+  } catch {
+    return { id, text: sseEvent(unencodable(event), id) };
+  }
+}
+
+/**
+ * What goes out in place of an event JSON cannot encode (a value it carries holds a `BigInt`, say):
+ * a `run-finished` with its outcome alone; any other event, a `notice` of kind `bridge.unencodable`
+ * (`data: { eventType }`) with the event's `meta`.
+ */
+function unencodable(event: AgentEvent): unknown {
+  if (event.type === "run-finished") {
+    return { type: event.type, ok: event.ok, ...(event.ok ? {} : { reason: "internal", code: "internal" }), meta: event.meta };
+  }
+  return {
+    type: "notice",
+    kind: "bridge.unencodable",
+    message: `a ${event.type} event could not be encoded as JSON`,
+    data: { eventType: event.type },
+    meta: event.meta,
+  };
 }

@@ -58,6 +58,7 @@ export {
 export { endTurnBackground, BACKGROUND_ENDED_MESSAGE, BACKGROUND_LEFT_MESSAGE } from "./cancel/turn-background.js";
 export { closingQuote, hasRawControl } from "./json-text/json-string-scan.js";
 export { LineTemplate } from "./json-text/line-template.js";
+export { boundDepth, JSON_DEPTH_MAX, JSON_DEPTH_PLACEHOLDER, nestsDeeperThan } from "./json-text/bound-depth.js";
 export { ownString } from "./json-text/own-string.js";
 export { beforeNextLine } from "./pace/before-next-line.js";
 export { readTextBatches } from "./pace/read-text-batches.js";

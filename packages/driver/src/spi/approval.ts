@@ -19,7 +19,7 @@ export interface ApprovalAsk {
   readonly toolCallId?: string;
   /** The delegation's tool call id when a subagent makes the call (see `ToolCallEvent.parentToolCallId`). */
   readonly parentToolCallId?: string;
-  /** The tool input the CLI proposes. */
+  /** The tool input the CLI proposes; the SDK cuts it at 64 levels of nesting, as `ToolCallEvent.input`. */
   readonly input?: unknown;
   /**
    * For a `question`: its options (the host may also answer free text). For a `permission`: the
@@ -27,7 +27,7 @@ export interface ApprovalAsk {
    * `answer()` exactly these keys and passes the key through); absent when it takes only those two.
    */
   readonly choices?: readonly { readonly key: string; readonly label: string; readonly description?: string }[];
-  /** Protocol detail, e.g. Claude's `permission_suggestions` or a diff. */
+  /** Protocol detail, e.g. Claude's `permission_suggestions` or a diff; cut at 64 levels of nesting, as {@link input}. */
   readonly details?: Readonly<Record<string, unknown>>;
   /**
    * True when the CLI runs an approve's `updatedInput` in place of {@link input} (Claude's

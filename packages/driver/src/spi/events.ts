@@ -39,7 +39,10 @@ export interface ToolCallEvent {
   readonly name: string;
   /** Argument JSON fragment (phase `args`). */
   readonly argsDelta?: string;
-  /** The complete input (phase `end`). */
+  /**
+   * The complete input (phase `end`). Nested at most 64 levels (`JSON_DEPTH_MAX`): the SDK replaces
+   * a deeper object or array by the string `JSON_DEPTH_PLACEHOLDER`, so that the event encodes as JSON.
+   */
   readonly input?: unknown;
   /**
    * What the call does, when the CLI says so (ACP agents' tool `kind`): `read`, `search`, `think`
@@ -103,7 +106,7 @@ export interface NoticeEvent {
   readonly kind: string;
   /** For people. */
   readonly message?: string;
-  /** Structured detail. */
+  /** Structured detail; nested at most 64 levels, as {@link ToolCallEvent.input}. */
   readonly data?: Readonly<Record<string, unknown>>;
 }
 
