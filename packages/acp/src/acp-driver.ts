@@ -66,6 +66,7 @@ import {
   CLAUDE_UNASKED_WRITING_TOOLS,
   disallowedToolsOf,
   isClaudeUnaskedWritingTool,
+  controlsApprovedTerminal,
   withoutUnaskedWritingTools,
 } from "./policy/claude-unasked-tools.js";
 import {
@@ -924,6 +925,8 @@ export class AcpDriver implements Driver {
     const turn = new AcpTurn(host.sink, this.#toolName, trusted, onUnasked, (id) => terminals.exitCodeOf(id), this.#agentNotice, {
       oneCallOptions: plan.hostAsks || plan.denyNonReadAsks,
       takeAskedTerminal: (id) => host.takeAskedTerminal(id),
+      // A Claude Code adapter reads or ends a background command's host terminal unasked (BashOutput, KillShell).
+      controlsApprovedTerminal: (name, input) => claudeAdapter && controlsApprovedTerminal(name, input, (id) => host.approvedTerminal(id)),
       ...(this.#toolInput ? { inputOf: this.#toolInput } : {}),
     });
     // Set while the prompt runs: sees each of the turn's updates (the interrupt's second cancel).
