@@ -92,6 +92,7 @@ describe("a Claude Code adapter's unasked read or end of a host terminal the hos
     ["BashOutput", "Tail Logs", { bash_id: "terminal-1" }],
     ["KillBash", "Kill Process", { shell_id: "terminal-1" }],
     ["TaskOutput", "Task output", { task_id: "terminal-1" }],
+    ["TaskStop", "Stop task", { task_id: "terminal-1" }],
   ])("%s %j is no unasked execution: the run succeeds", async (toolName, title, input) => {
     const run = await turn([
       ...background,
