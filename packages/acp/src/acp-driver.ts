@@ -66,6 +66,7 @@ import {
   CLAUDE_UNASKED_WRITING_TOOLS,
   disallowedToolsOf,
   isClaudeUnaskedWritingTool,
+  controlsApprovedTerminal,
   withoutUnaskedWritingTools,
 } from "./policy/claude-unasked-tools.js";
 import {
@@ -508,11 +509,14 @@ export class AcpDriver implements Driver {
    * `session/load` in that same directory with no MCP servers, one more round trip so a replay sent
    * after the answer is in, then the process ended):
    * no prompt is sent and no model is called. The whole history is replayed each time; only the
-   * page's messages are kept (see `ReplayedMessages`). Agents that replay no history answer an
-   * empty page.
+   * page's messages are kept (see `ReplayedMessages`). When the load replays no message, the
+   * agent's `session/list` (when it offers one) is read on the same process, as
+   * {@link getSessionInfo} reads it: a session it lists is an empty one; without a listing the
+   * empty page is marked `unconfirmed` (an agent that replays no history may load any id).
    * @returns `undefined` when the agent does not hold the session: a resource-not-found (`-32002`)
    * answer to `session/load`, or an invalid-params (`-32602`) one whose message or data names the
-   * session (how pi-acp answers an unknown session id: `Unknown sessionId: <id>`).
+   * session (how pi-acp answers an unknown session id: `Unknown sessionId: <id>`), or a load that
+   * replayed nothing of a session the agent's `session/list` does not list.
    * @throws FeatureUnsupportedError (feature `getSessionMessages`) when the agent's `initialize`
    * answer has no `loadSession`; InvalidDriverConfigError; InvalidOptionError (field `cursor`) for
    * a cursor this driver did not give, before the process starts; the spawn's DriverError
@@ -571,6 +575,13 @@ export class AcpDriver implements Driver {
         detach();
       }
       const { messages, next } = replay.done();
+      if (offset === 0 && messages.length === 0) {
+        // Nothing replayed: an agent that loads any id says nothing of whether it holds this one.
+        if (!init.agentCapabilities?.sessionCapabilities?.list) return { messages, unconfirmed: true as const };
+        const list = this.#sessionList("getSessionMessages", proc, init, config, end, requested, signal);
+        const listed = await findAcpSession(query.sessionId, (cursor) => list(undefined, cursor));
+        return listed === undefined ? undefined : { messages };
+      }
       return { messages, ...(next !== undefined ? { nextCursor: encodeReplayCursor(next) } : {}) };
     });
   }
@@ -924,6 +935,8 @@ export class AcpDriver implements Driver {
     const turn = new AcpTurn(host.sink, this.#toolName, trusted, onUnasked, (id) => terminals.exitCodeOf(id), this.#agentNotice, {
       oneCallOptions: plan.hostAsks || plan.denyNonReadAsks,
       takeAskedTerminal: (id) => host.takeAskedTerminal(id),
+      // A Claude Code adapter reads or ends a background command's host terminal unasked (BashOutput, KillShell).
+      controlsApprovedTerminal: (name, input) => claudeAdapter && controlsApprovedTerminal(name, input, (id) => host.approvedTerminal(id)),
       ...(this.#toolInput ? { inputOf: this.#toolInput } : {}),
     });
     // Set while the prompt runs: sees each of the turn's updates (the interrupt's second cancel).

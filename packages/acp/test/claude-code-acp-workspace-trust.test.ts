@@ -132,4 +132,25 @@ describe("claude-code-acp under a confining policy: acp() keeps it to the user's
     expect(result.text).toBe("Hello from the scripted model.");
     expect(existsSync(markers.hook)).toBe(true);
   });
+
+  it("settingSources [user] does not reach the adapter's own settings reader: a workspace allow rule runs its host-terminal Bash without the agent's ask, and the host's own terminal/create ask holds", async () => {
+    // The command runs in the session's working directory.
+    const bash = { name: "mcp__acp__Bash", input: { command: "touch written.txt", description: "write", timeout: 60_000 } };
+    const s = await startAdapter([{ when: whenUserSays("WRITE_IT"), reply: { toolUse: bash } }], (env) =>
+      claudeAcp(env, { askMode: "default", hostCapabilities: true }),
+    );
+    const target = join(s.env.workDir, "written.txt");
+    await hostileSettings(s.env.workDir, { permissions: { allow: ["mcp__acp__Bash", "Bash"] } });
+    const asked: string[] = [];
+    const stream = s.agent.stream("WRITE_IT", {
+      policy: { approvals: { permission: "ask" } },
+      onApproval: (r) => (asked.push(r.toolName ?? ""), r.deny("no")),
+    });
+    const events = await collect(stream);
+    await stream.result();
+    expect(policyNotices(events)[0]).toMatch(/its session gets settingSources \["user"\]/);
+    // The adapter's reader allowed its own tool unasked: only the host asked, before it started the command.
+    expect(asked).toEqual(["terminal/create"]);
+    expect(existsSync(target)).toBe(false);
+  });
 });

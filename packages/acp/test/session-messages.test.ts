@@ -215,4 +215,23 @@ describe("acp: reading a session's messages (session/load's replay)", { timeout:
       feature: "getSessionMessages",
     });
   });
+
+  it("an agent that replays nothing: the empty page is marked unconfirmed unless its session/list lists the session; one it does not list is ErrResumeRejected", async () => {
+    // As @sudocode-ai/claude-code-acp 0.13.10 answers: session/load of any id succeeds, no history replayed, no session/list.
+    await using silent = new Agent(hostileAcp({}));
+    expect(await silent.getSessionMessages("00000000-0000-0000-0000-000000000000")).toEqual({ messages: [], unconfirmed: true });
+    // A replayed history is the sign itself.
+    await using replaying = new Agent(hostileAcp({ "session/load": [...HISTORY, { respond: {} }] }));
+    expect((await replaying.getSessionMessages("hostile-session", { limit: 1 })).unconfirmed).toBeUndefined();
+    // With session/list the host confirms the session (an empty one) or rejects the id.
+    const listing = {
+      initialize: [
+        { respond: { protocolVersion: 1, agentCapabilities: { loadSession: true, sessionCapabilities: { list: {} } }, authMethods: [] } },
+      ],
+      "session/list:": [{ respond: { sessions: [{ sessionId: "empty-session", cwd: "/w" }] } }],
+    };
+    await using listed = new Agent(hostileAcp(listing));
+    expect(await listed.getSessionMessages("empty-session")).toEqual({ messages: [] });
+    expect(isError(await failure(listed.getSessionMessages("made-up")), ErrResumeRejected)).toBe(true);
+  });
 });

@@ -61,6 +61,8 @@ export class HostClient {
   readonly #approved: ApprovedAsks;
   /** Host terminals whose command the host itself asked about and the host approved, not yet claimed by a tool call. */
   readonly #askedTerminals = new Set<string>();
+  /** Host terminals started under an explicit permission mode: their command was approved (the host's ask or the agent's). */
+  readonly #approvedTerminals = new Set<string>();
   readonly #onTerminalRefused: (request: acp.CreateTerminalRequest) => void;
   /** The edited approval refused during the turn, if any. */
   editRefused: AcpApprovalEditUnsupportedError | undefined;
@@ -268,6 +270,7 @@ export class HostClient {
     }
     const created = await this.#terminals.create(request);
     if (hostAsked) this.#askedTerminals.add(created.terminalId);
+    if (this.#plan.hostAsks) this.#approvedTerminals.add(created.terminalId);
     return created;
   }
 
@@ -305,6 +308,15 @@ export class HostClient {
    */
   takeAskedTerminal(terminalId: string): boolean {
     return this.#askedTerminals.delete(terminalId);
+  }
+
+  /**
+   * Whether `terminalId` is a host terminal of this turn whose command was approved under the run's
+   * permission mode (the host's own ask, or the agent's approved ask of the same command), also
+   * after it exited or was released.
+   */
+  approvedTerminal(terminalId: string): boolean {
+    return this.#approvedTerminals.has(terminalId);
   }
 
   /** The terminal of a `terminal/create` whose host ask was approved with `edited` input. */

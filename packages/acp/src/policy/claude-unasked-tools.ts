@@ -34,3 +34,30 @@ export function disallowedToolsOf(meta: Readonly<Record<string, unknown>> | unde
   const tools = options?.["disallowedTools"];
   return Array.isArray(tools) ? tools.filter((tool): tool is string => typeof tool === "string") : [];
 }
+
+/**
+ * Claude Code's tools that only read the output of, or end, a background command by its id: the
+ * adapter runs them without a permission ask (ACP kind `execute`). Under the adapter's `mcp__acp__`
+ * server (`mcp__acp__BashOutput`, `mcp__acp__KillShell`) the id is a host terminal's.
+ */
+const CLAUDE_TERMINAL_CONTROL_TOOLS: readonly string[] = Object.freeze(["BashOutput", "KillShell", "KillBash", "TaskOutput", "TaskStop"]);
+
+/** The input fields these tools name their command by (`task_id`, `bash_id`, `shell_id`, by version). */
+const TERMINAL_ID_FIELDS: readonly string[] = Object.freeze(["task_id", "bash_id", "shell_id"]);
+
+/**
+ * True when a call of a Claude Code adapter only reads the output of, or ends, host terminals whose
+ * command the host approved: its tool is `BashOutput`, `KillShell`, `KillBash`, `TaskOutput` or
+ * `TaskStop` (bare or under the `mcp__acp__` prefix), its input names at least one id (`task_id`,
+ * `bash_id`, `shell_id`), and every id it names is a string `approved` holds. Such a call runs
+ * nothing new: it is no unasked execution. Any other call (another tool, another field, an id the
+ * host never approved) is false.
+ */
+export function controlsApprovedTerminal(toolName: string, input: unknown, approved: (terminalId: string) => boolean): boolean {
+  const bare = toolName.startsWith("mcp__acp__") ? toolName.slice("mcp__acp__".length) : toolName;
+  if (!CLAUDE_TERMINAL_CONTROL_TOOLS.includes(bare)) return false;
+  if (typeof input !== "object" || input === null || Array.isArray(input)) return false;
+  const fields = input as Record<string, unknown>;
+  const ids = TERMINAL_ID_FIELDS.filter((field) => field in fields).map((field) => fields[field]);
+  return ids.length > 0 && ids.every((id) => typeof id === "string" && approved(id));
+}

@@ -152,6 +152,7 @@ export class AcpTurn implements SessionHandler {
   /** Whether the agent's `allow_always` / `reject_always` options are left out (see the constructor). */
   readonly #oneCallOptions: boolean;
   readonly #takeAskedTerminal: ((terminalId: string) => boolean) | undefined;
+  readonly #controlsApprovedTerminal: ((toolName: string, input: unknown) => boolean) | undefined;
 
   /**
    * @param nameOf - the tool's name from a call (a preset's naming rule).
@@ -169,7 +170,8 @@ export class AcpTurn implements SessionHandler {
    *   `search` that an update then gave a kind that acts, reported `completed` or `failed` (`askedAs`).
    *   A trusted server's call whose ask was allowed without the host counts as unasked once an
    *   update gives it a kind that changes the machine. A kind sent after the call's end (an update
-   *   with no status) is checked against that end.
+   *   with no status) is checked against that end. A call covered by the host's approval of its
+   *   terminal (`takeAskedTerminal`, `controlsApprovedTerminal`) does not count.
    * @param terminalExitCode - the exit code of a host terminal, once it has exited.
    * @param agentNotice - recognizes a message chunk that is the agent's own notice (a `notice`, not text).
    */
@@ -194,6 +196,12 @@ export class AcpTurn implements SessionHandler {
        */
       takeAskedTerminal?: (terminalId: string) => boolean;
       /**
+       * Whether a call (by its tool's name and input) only reads the output of, or ends, host
+       * terminals whose command was approved (a Claude Code adapter's `BashOutput`): reported
+       * ended unasked, it counts as covered by that approval.
+       */
+      controlsApprovedTerminal?: (toolName: string, input: unknown) => boolean;
+      /**
        * The call's input when an update carries no `rawInput`, taken another way (a preset's rule,
        * e.g. gemini-cli's shell command from the title), or undefined. Given the update and the
        * tool's name.
@@ -204,6 +212,7 @@ export class AcpTurn implements SessionHandler {
     this.#oneCallOptions = options.oneCallOptions === true;
     this.#inputOf = options.inputOf;
     this.#takeAskedTerminal = options.takeAskedTerminal;
+    this.#controlsApprovedTerminal = options.controlsApprovedTerminal;
     this.#terminalExitCode = terminalExitCode;
     this.#agentNotice = agentNotice;
     this.#sink = sink;
@@ -493,6 +502,8 @@ export class AcpTurn implements SessionHandler {
     if (callsServer(call, tool.name, this.#trusted, tool.actingKind ?? call.kind)) tool.trusted = true;
     if (!this.#interrupted && reportsStarted(call, status)) tool.startedBeforeCancel = true;
     for (const item of call.content ?? []) if (item.type === "terminal") tool.terminalId = item.terminalId;
+    const rawInput = given !== undefined ? given : this.#inputOf?.(call, tool.name);
+    if (knownInput(rawInput) || (rawInput !== undefined && tool.input === undefined)) tool.input = rawInput;
     if ((status === "completed" || status === "failed") && !tool.unasked) {
       tool.endStatus = status;
       this.#checkRan(id, tool, call, status);
@@ -503,8 +514,6 @@ export class AcpTurn implements SessionHandler {
     }
     if (!tool.finished && reportsStarted(call, status === "completed" || status === "failed" ? undefined : status))
       tool.reportedRunning = true;
-    const rawInput = given !== undefined ? given : this.#inputOf?.(call, tool.name);
-    if (knownInput(rawInput) || (rawInput !== undefined && tool.input === undefined)) tool.input = rawInput;
     const done = status === "completed" || status === "failed";
     // A `pending` announcement's input may be partial (Kilo CLI announces `{ cwd }` after asking
     // with the command): the call ends at its ask, its next update, or its result.
@@ -584,6 +593,11 @@ export class AcpTurn implements SessionHandler {
     }
     // The command the call ran in a host terminal the host itself asked about: that was its ask.
     if (!refused && !cancelled && tool.terminalId !== undefined && this.#takeAskedTerminal?.(tool.terminalId) === true) {
+      tool.coveredByAsk = true;
+      return;
+    }
+    // The call only reads or ends a host terminal whose command was approved: it runs nothing new.
+    if (!refused && !cancelled && this.#controlsApprovedTerminal?.(tool.name, tool.input) === true) {
       tool.coveredByAsk = true;
       return;
     }

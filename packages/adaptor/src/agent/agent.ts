@@ -225,7 +225,9 @@ export class Agent implements AsyncDisposable {
    * entries are read again; no process is started. Codex: one short-lived `codex app-server`
    * answers `thread/turns/list` and is ended. ACP agents: a short-lived agent process replays the
    * session on `session/load` in this Agent's `cwd` (else the driver's) (the whole history each
-   * time; only the page is kept) and is ended.
+   * time; only the page is kept) and is ended; an agent that replays no message for the id is
+   * asked its `session/list` when it offers one (not listed: `ErrResumeRejected`), else the empty
+   * page says `unconfirmed: true` (such an agent may load a made-up id as well).
    * Pass the page's `nextCursor` as `cursor` for the next page.
    * @param sessionId - the CLI's id of the session (`SessionSummary.sessionId`).
    * @param query.limit - messages per page, an integer in [1, 1000]; default 100.

@@ -77,6 +77,14 @@ export interface SessionMessagePage {
   readonly messages: SessionMessage[];
   /** Pass as `cursor` for the next page; absent on the last page. */
   readonly nextCursor?: string;
+  /**
+   * True on an empty first page when nothing confirms the session exists: an ACP agent that
+   * answered `session/load` without replaying a message (@sudocode-ai/claude-code-acp 0.13.10
+   * answers so for any id, its own or a made-up one) and offers no `session/list` that lists the
+   * session. Such a page cannot tell an empty session from one the agent does not hold. Absent
+   * otherwise (a page with messages, or a session the agent's listing names).
+   */
+  readonly unconfirmed?: true;
 }
 
 /** A read as a driver is asked for it: the query checked, the defaults applied, and the run's environment. */
