@@ -234,12 +234,12 @@ export class ApprovalRequest {
    * only: the rule is not remembered, and a `lifecycle` notice (`data.warning`
    * `deny_rule_not_remembered`) says so.
    *
-   * `options.interrupt`: `true` also ends the turn, as `stream.interrupt()` does, once the CLI has
-   * the deny: the model is not asked again, the verdict is a `Result` with `status:
-   * "interrupted"` (the peer SDK's `{ behavior: "deny", interrupt: true }`), no `onReject`
-   * fallback applies, and the `approval.resolved` notice has `data.interrupt: true`. It works from
-   * `run()` as from `stream()`. Default false. Should the CLI refuse the interrupt, the run ends
-   * with its error.
+   * `options.interrupt`: `true` also ends the turn, as `stream.interrupt()` does while this
+   * request waits (the CLI is told to stop, then gets the deny): the model is not asked again, the
+   * verdict is a `Result` with `status: "interrupted"` (the peer SDK's `{ behavior: "deny",
+   * interrupt: true }`), no `onReject` fallback applies, and the `approval.resolved` notice has
+   * `data.interrupt: true`. It works from `run()` as from `stream()`. Default false. Should the
+   * CLI refuse the interrupt, the run ends with its error.
    * @throws see the class comment; `InvalidOptionError` for a refused `remember` or an `interrupt`
    * that is not a boolean (field `interrupt`); `FeatureUnsupportedError` (feature `interrupt`) for
    * `interrupt: true` where the driver cannot interrupt a turn (`capabilities.turnControl.interrupt`,

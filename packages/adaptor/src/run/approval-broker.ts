@@ -254,9 +254,10 @@ export class ApprovalBroker {
     for (let attempt = 1; ; attempt++) {
       const { decision, timedOut, interrupt } = await this.#askOnce(ask, attempt);
       if (interrupt && !this.#ended) {
-        // The driver forwards the deny first; the interrupt then ends the turn (no fallback applies).
-        const request = this.#init.interrupt?.request;
-        if (request) setImmediate(request);
+        // As stream.interrupt() with an approval pending: the interrupt reaches the turn before the
+        // driver forwards the deny, so the CLI cannot go on to another model request in between.
+        // No fallback applies.
+        this.#init.interrupt?.request();
         return decision;
       }
       if (decision.outcome !== "deny" || this.#ended) return decision;
