@@ -243,8 +243,8 @@ export class ApprovalRequest {
    * @throws see the class comment; `InvalidOptionError` for a refused `remember` or an `interrupt`
    * that is not a boolean (field `interrupt`); `FeatureUnsupportedError` (feature `interrupt`) for
    * `interrupt: true` where the driver cannot interrupt a turn (`capabilities.turnControl.interrupt`,
-   * e.g. an ACP agent configured with `interrupt: false`). Nothing is decided on a throw: the request
-   * stays pending.
+   * e.g. an ACP agent whose interrupt is off, such as `claudeAgentAcp()`). Nothing is decided on a
+   * throw: the request stays pending.
    */
   deny(reason = DEFAULT_DENY_REASON, options: { remember?: RememberRule; interrupt?: boolean } = {}): void {
     const { remember, interrupt } = options;
