@@ -160,4 +160,13 @@ describe("peer SDK options", () => {
     expect((error as Error).message).toBe(`run options: ${name} is not a known option; ${PEER_OPTIONS[name]!.hint}`);
     expect(driver.requests).toHaveLength(0);
   });
+
+  it.each([
+    ["run options", () => checkRunOptions({ images: [] })],
+    ["Agent options", () => checkAgentOptions({ images: [] })],
+  ])("images (the image list other SDKs and CLIs take beside the prompt) is refused as %s with where images go here", (subject, check) => {
+    const error = refusal(check);
+    expect(error).toMatchObject({ subject, field: "images" });
+    expect(error.message).toContain('images are prompt parts here: agent.run(["What is this?", { type: "image", path }])');
+  });
 });

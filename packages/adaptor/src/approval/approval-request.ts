@@ -64,6 +64,12 @@ export interface ApprovalRequestInit {
   readonly rememberAllowRefused?: string | undefined;
   /** The run's working directory, when known: a rule to remember is matched with the ask as the run's rules match it (`RuleSubject.cwd`). */
   readonly cwd?: string | undefined;
+  /**
+   * Why a deny may not end the turn as an interrupt in this run (`deny(reason, { interrupt: true })`):
+   * returns the error to throw (a `FeatureUnsupportedError` where the driver cannot interrupt a
+   * turn), or undefined when it may. Unset: it may not.
+   */
+  readonly interruptRefusal?: (() => Error | undefined) | undefined;
 }
 
 /**
@@ -158,6 +164,7 @@ export class ApprovalRequest {
   readonly suggestions: readonly ApprovalRule[];
   readonly #rememberAllowRefused: string | undefined;
   readonly #cwd: string | undefined;
+  readonly #interruptRefusal: (() => Error | undefined) | undefined;
   readonly #responder: ApprovalResponder | undefined;
 
   /** @internal Requests are made by the SDK; one built by hand has no responder. */
@@ -179,6 +186,7 @@ export class ApprovalRequest {
     this.suggestions = init.suggestions ?? [];
     this.#rememberAllowRefused = init.rememberAllowRefused;
     this.#cwd = init.cwd;
+    this.#interruptRefusal = init.interruptRefusal;
     this.#responder = responder;
   }
 
@@ -229,15 +237,35 @@ export class ApprovalRequest {
    * mode is `auto_approve` (switched to after this ask reached the host), the deny decides this ask
    * only: the rule is not remembered, and a `lifecycle` notice (`data.warning`
    * `deny_rule_not_remembered`) says so.
-   * @throws see the class comment; `InvalidOptionError` for a refused `remember` (nothing is decided).
+   *
+   * `options.interrupt`: `true` also ends the turn, as `stream.interrupt()` does while this
+   * request waits (the CLI is told to stop, then gets the deny): the model is not asked again, the
+   * verdict is a `Result` with `status: "interrupted"` (the peer SDK's `{ behavior: "deny",
+   * interrupt: true }`), no `onReject` fallback applies, and the `approval.resolved` notice has
+   * `data.interrupt: true`. It works from `run()` as from `stream()`. Default false. Should the
+   * CLI refuse the interrupt, the run ends with its error.
+   * @throws see the class comment; `InvalidOptionError` for a refused `remember` or an `interrupt`
+   * that is not a boolean (field `interrupt`); `FeatureUnsupportedError` (feature `interrupt`) for
+   * `interrupt: true` where the driver cannot interrupt a turn (`capabilities.turnControl.interrupt`,
+   * e.g. an ACP agent whose interrupt is off, such as `claudeAgentAcp()`). Nothing is decided on a
+   * throw: the request stays pending.
    */
-  deny(reason = DEFAULT_DENY_REASON, options: { remember?: RememberRule } = {}): void {
-    const { remember } = options;
+  deny(reason = DEFAULT_DENY_REASON, options: { remember?: RememberRule; interrupt?: boolean } = {}): void {
+    const { remember, interrupt } = options;
     if (remember !== undefined) {
       const invalid = rememberError(remember, this.#subject(), "deny()", "deny");
       if (invalid) throw invalid;
     }
-    this.#settle({ outcome: "deny", reason }, remember);
+    if (interrupt !== undefined && typeof interrupt !== "boolean")
+      throw new InvalidOptionError({ subject: "deny()", field: "interrupt", reason: `must be a boolean, got ${typeOf(interrupt)}` });
+    if (interrupt === true && this.#responder) {
+      const refused =
+        this.#interruptRefusal === undefined
+          ? new AdaptorError(`approval ${this.id}: this request cannot end its turn`, { sentinel: ErrApprovalUnavailable })
+          : this.#interruptRefusal();
+      if (refused) throw refused;
+    }
+    this.#settle({ outcome: "deny", reason }, remember, interrupt === true);
   }
 
   /**
@@ -279,12 +307,12 @@ export class ApprovalRequest {
     return undefined;
   }
 
-  #settle(decision: ApprovalDecision, remember?: RememberRule): void {
+  #settle(decision: ApprovalDecision, remember?: RememberRule, interrupt?: boolean): void {
     const responder = this.#responder;
     if (!responder) {
       throw new AdaptorError(`approval ${this.id}: no responder`, { sentinel: ErrApprovalUnavailable });
     }
-    const outcome = responder.settle(decision, remember);
+    const outcome = responder.settle(decision, remember, interrupt);
     if (outcome === "expired") {
       throw new AdaptorError(`approval ${this.id}: expired`, { sentinel: ErrApprovalExpired });
     }

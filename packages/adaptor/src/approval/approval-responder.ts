@@ -16,6 +16,7 @@ export class ApprovalResponder {
   #resolve!: (decision: ApprovalDecision) => void;
   readonly #onLate: LateAnswerListener | undefined;
   #remember: RememberRule | undefined;
+  #interrupt = false;
   /** Settles once with the winning decision (an expiry yields a deny). */
   readonly decision: Promise<ApprovalDecision>;
 
@@ -34,11 +35,17 @@ export class ApprovalResponder {
     return this.#remember;
   }
 
+  /** Whether the winning answer, a deny, asked to end the turn as an interrupt. */
+  get interrupt(): boolean {
+    return this.#interrupt;
+  }
+
   /**
    * Tries to answer; loses to an earlier answer or expiry (and then tells the late-answer listener).
    * `remember`: a rule the winning answer asks the run to remember (see {@link remember}).
+   * `interrupt`: the winning deny asks to end the turn as an interrupt (see {@link interrupt}).
    */
-  settle(decision: ApprovalDecision, remember?: RememberRule): SettleOutcome {
+  settle(decision: ApprovalDecision, remember?: RememberRule, interrupt = false): SettleOutcome {
     if (this.#status !== "pending") {
       const outcome = this.#status === "expired" ? "expired" : "resolved";
       this.#onLate?.(outcome, decision);
@@ -46,6 +53,7 @@ export class ApprovalResponder {
     }
     this.#status = decision.outcome === "approve" ? "approved" : decision.outcome === "deny" ? "denied" : "answered";
     this.#remember = remember;
+    this.#interrupt = interrupt && decision.outcome === "deny";
     this.#resolve(decision);
     return "won";
   }

@@ -77,4 +77,31 @@ describe("HookRunner", () => {
       vi.useRealTimers();
     }
   });
+
+  it.each([
+    { permissionDecision: "allow" },
+    { permissionDecision: "ask" },
+    { hookSpecificOutput: { permissionDecision: "allow" } },
+    { decision: "approve" },
+  ])(
+    "a beforeToolCall verdict in the Claude Agent SDK's shape (%j) fails the run saying a hook cannot allow or ask, and what does",
+    async (verdict) => {
+      const failures: AdaptorError[] = [];
+      const runner = new HookRunner({
+        hooks: { beforeToolCall: (() => verdict) as never },
+        native: ["beforeToolCall"],
+        runId: "r1",
+        driver: "scripted",
+        signal: new AbortController().signal,
+        onFailure: (e) => void failures.push(e),
+      });
+      await runner.ask({ point: "beforeToolCall", toolName: "Bash", input: { command: "ls" } }).catch(() => undefined);
+      runner.end();
+      expect(failures).toHaveLength(1);
+      const cause = failures[0]!.cause as Error;
+      expect(cause).toMatchObject({ name: "InvalidOptionError", field: "hooks.beforeToolCall" });
+      expect(cause.message).toContain("a beforeToolCall hook cannot allow a call or ask about it (the PreToolUse permissionDecision)");
+      expect(cause.message).toContain("policy.approvals.rules");
+    },
+  );
 });

@@ -398,8 +398,10 @@ export class HookRunner {
     const keys = Object.keys(verdict).filter((key) => (verdict as Record<string, unknown>)[key] !== undefined);
     if (keys.length === 0) return {};
     const together = point === "beforeToolCall" && keys.length === 2 && keys.includes("updatedInput") && keys.includes("additionalContext");
-    if ((keys.length > 1 && !together) || !keys.every((key) => allowed.includes(key as keyof HookAnswer)))
-      throw invalid(`${expected}, not { ${keys.join(", ")} }`);
+    if ((keys.length > 1 && !together) || !keys.every((key) => allowed.includes(key as keyof HookAnswer))) {
+      const peer = point === "beforeToolCall" && keys.some((key) => PEER_DECISION_KEYS.has(key)) ? `; ${PEER_DECISION_HINT}` : "";
+      throw invalid(`${expected}, not { ${keys.join(", ")} }${peer}`);
+    }
     let answer: HookAnswer = {};
     for (const key of keys as (keyof HookAnswer)[]) {
       const value = (verdict as Record<string, unknown>)[key];
@@ -414,6 +416,13 @@ export class HookRunner {
     return answer;
   }
 }
+
+/** The keys of a Claude Agent SDK `PreToolUse` hook output that allow or ask (its `permissionDecision`). */
+const PEER_DECISION_KEYS: ReadonlySet<string> = new Set(["permissionDecision", "hookSpecificOutput", "decision"]);
+
+/** What a `beforeToolCall` verdict in the peer's allow / ask shape is told. */
+const PEER_DECISION_HINT =
+  'a beforeToolCall hook cannot allow a call or ask about it (the PreToolUse permissionDecision): calls run unasked by policy.approvals.rules or allowedTools, and are asked about under policy.approvals.permission "ask" with onApproval; the hook denies ({ deny: reason }) or edits ({ updatedInput })';
 
 /**
  * The one answer of a tool call's matcher groups that did not deny, in order: the last

@@ -2,11 +2,18 @@ import { peerOptionHints } from "@adaptor/driver";
 
 /**
  * What the Claude Agent SDK and the Codex SDK call options that adaptor names otherwise, with what
- * to write here instead (`PEER_OPTIONS` of `@adaptor/driver`): an unknown run or Agent option under
- * one of these names gets the hint in its `InvalidOptionError` message (docs/migrating.md has the
- * whole mapping).
+ * to write here instead (`PEER_OPTIONS` of `@adaptor/driver`), and `images` (an image list given
+ * beside the prompt, which is prompt parts here): an unknown run or Agent option under one of
+ * these names gets the hint in its `InvalidOptionError` message (docs/migrating.md has the whole
+ * mapping).
  */
-export const PEER_OPTION_HINTS: Readonly<Record<string, string>> = peerOptionHints();
+export const PEER_OPTION_HINTS: Readonly<Record<string, string>> = Object.freeze({
+  ...peerOptionHints(),
+  // Not an option of the peer SDKs (they take images in the prompt too), but what other SDKs and
+  // the CLIs (codex --image) call a list of images given beside the prompt.
+  images:
+    'images are prompt parts here: agent.run(["What is this?", { type: "image", path }]) (or { type: "image", data: bytes, mimeType })',
+});
 
 /** Peer SDK names for `budget` fields. */
 export const PEER_BUDGET_HINTS: Readonly<Record<string, string>> = Object.freeze({

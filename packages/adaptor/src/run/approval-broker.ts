@@ -60,6 +60,17 @@ export interface ApprovalBrokerInit {
   readonly rememberAllowRefused?: string | undefined;
   /** Rules known before the run (`policy.approvals.rules`, checked), answering asks from the start. */
   readonly rules?: readonly ApprovalPolicyRule[] | undefined;
+  /**
+   * Ending the turn on a deny that asks for it (`deny(reason, { interrupt: true })`): `refusal`
+   * returns why the run cannot (the error the answer throws), `request` interrupts the turn as
+   * `stream.interrupt()` does. Unset: such a deny is refused.
+   */
+  readonly interrupt?:
+    | {
+        readonly refusal: () => Error | undefined;
+        readonly request: () => void;
+      }
+    | undefined;
 }
 
 /**
@@ -241,7 +252,14 @@ export class ApprovalBroker {
     if (this.#init.suspend) return this.#suspend(ask, this.#init.suspend);
     if (!this.#init.handler && !this.#init.eventsRead) return this.#unanswerable(ask);
     for (let attempt = 1; ; attempt++) {
-      const { decision, timedOut } = await this.#askOnce(ask, attempt);
+      const { decision, timedOut, interrupt } = await this.#askOnce(ask, attempt);
+      if (interrupt && !this.#ended) {
+        // As stream.interrupt() with an approval pending: the interrupt reaches the turn before the
+        // driver forwards the deny, so the CLI cannot go on to another model request in between.
+        // No fallback applies.
+        this.#init.interrupt?.request();
+        return decision;
+      }
       if (decision.outcome !== "deny" || this.#ended) return decision;
       const fallback = timedOut ? settings.onTimeout : settings.onReject;
       if (fallback === "continue") return decision;
@@ -288,7 +306,7 @@ export class ApprovalBroker {
     this.expirePending(reason);
   }
 
-  async #askOnce(ask: ApprovalAsk, attempt: number): Promise<{ decision: ApprovalDecision; timedOut: boolean }> {
+  async #askOnce(ask: ApprovalAsk, attempt: number): Promise<{ decision: ApprovalDecision; timedOut: boolean; interrupt: boolean }> {
     const { settings, handler, signal } = this.#init;
     const id = uuidv7();
     // One notice per request: the first late answer is recorded, later ones only refused (each
@@ -325,6 +343,7 @@ export class ApprovalBroker {
         suggestions: suggestRules(this.#subject(ask)),
         rememberAllowRefused: this.#init.rememberAllowRefused,
         cwd: this.#cwd,
+        interruptRefusal: this.#init.interrupt?.refusal,
       },
       responder,
     );
@@ -368,10 +387,11 @@ export class ApprovalBroker {
         kind: request.kind,
         outcome: timedOut ? "timeout" : responder.status,
         ...(decision.outcome === "answer" ? { choice: decision.choice } : {}),
+        ...(responder.interrupt ? { interrupt: true } : {}),
         attempt,
       });
       this.#remember(request, responder, decision);
-      return { decision, timedOut };
+      return { decision, timedOut, interrupt: responder.interrupt };
     } finally {
       clearTimeout(timer);
       this.#pending.delete(responder);

@@ -9,11 +9,12 @@ import type {
   DriverFailure,
   DriverRequest,
   DriverResponse,
+  DriverDescriptor,
   DriverSink,
   PolicyEnforcement,
   RunPolicy,
 } from "@adaptor/driver";
-import { MCP_CONNECT_OP } from "@adaptor/driver";
+import { FeatureUnsupportedError, MCP_CONNECT_OP } from "@adaptor/driver";
 import { ApprovalBroker } from "./approval-broker.js";
 import { resolveApprovalSettings } from "../approval/approval-settings.js";
 import { RunError } from "../errors/run-error.js";
@@ -174,6 +175,7 @@ export async function executeRun(setup: RunSetup): Promise<Result> {
       // A remembered allow would widen what a read-only run lets through without a person.
       rememberAllowRefused: options.policy?.sandbox === "read_only" ? 'policy.sandbox is "read_only"' : undefined,
       rules: options.policy?.approvals?.rules,
+      interrupt: denyInterrupt(driver.descriptor, setup.controls, controller),
     });
     approvals = broker;
     // The permission mode the CLI applies, over the run's switches: each unasked call is judged by it.
@@ -465,6 +467,32 @@ export async function executeRun(setup: RunSetup): Promise<Result> {
     controller.signal.removeEventListener("abort", expireApprovals);
     queue.close();
   }
+}
+
+/**
+ * How a deny that asks to end the turn (`deny(reason, { interrupt: true })`) reaches it: through the
+ * run's turn controls, as `stream.interrupt()`. Refused (`FeatureUnsupportedError`, feature
+ * `interrupt`) where the driver cannot interrupt a turn; an interrupt the CLI refuses ends the run
+ * with its error (the host asked for the turn to stop).
+ */
+function denyInterrupt(
+  descriptor: DriverDescriptor,
+  controls: TurnControls | undefined,
+  controller: AbortController,
+): { refusal: () => Error | undefined; request: () => void } {
+  return {
+    refusal: () =>
+      controls !== undefined && descriptor.capabilities.turnControl?.interrupt === true
+        ? undefined
+        : new FeatureUnsupportedError(
+            descriptor.type,
+            "interrupt",
+            "its CLI cannot stop a turn: deny without interrupt, then cancel the run (stream.cancel() or the run's signal) to stop it",
+          ),
+    request: () => {
+      controls?.request("interrupt", (control) => control.interrupt?.()).catch((error: unknown) => controller.abort(error));
+    },
+  };
 }
 
 /** The `process` `exit` event of an ended CLI process: `text` is `code <n>` or `signal <name>`. */
