@@ -182,6 +182,25 @@ describe("redactValues", () => {
     expect(redactValues("q=Zq9%2520s%252eWk3", ["Zq9 s/Wk3"])).toBe("q=Zq9%2520s%252eWk3");
   });
 
+  it("finds a long value (a 4 KiB credential) in every form, wrapped base64 too, without building a pattern per character of its base64 forms", () => {
+    const secret = Array.from(
+      { length: 4096 },
+      (_, i) => "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"[(i * 7 + 3) % 62],
+    ).join("");
+    const base64 = Buffer.from(`key=${secret};`).toString("base64");
+    const wrapped = base64.match(/.{1,76}/g)!.join("\r\n");
+    for (const text of [
+      `a\n${wrapped}\nb`,
+      JSON.stringify(wrapped),
+      `q=${encodeURIComponent(encodeURIComponent(base64))}`,
+      `x ${secret} y`,
+    ]) {
+      const out = redactValues(text, [secret]);
+      expect(out).toContain("[redacted]");
+      expect(out.length).toBeLessThan(100);
+    }
+  });
+
   it("writes the given marker in place of every form, as it is (a `$&` in it is not a replacement pattern)", () => {
     const secret = "tok-Echoed-42";
     const text = `a ${secret} b ${secret.toUpperCase()} c ${Buffer.from(secret).toString("base64")} d`;
