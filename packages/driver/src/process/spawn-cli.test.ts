@@ -177,8 +177,7 @@ describe("spawnCli", () => {
     const script = `process.stderr.write("first line\\ntoken ${secret.slice(0, 10)}"); process.stdin.once("data", () => process.stderr.write("${secret.slice(10)} end\\nlast"))`;
     let stderr = "";
     await using proc = await nodeScript(script, { redactRaw: [secret], onStderr: (text) => (stderr += text) });
-    for (const end = Date.now() + 30_000; !stderr.includes("first line") && Date.now() < end;)
-      await new Promise((resolve) => setTimeout(resolve, 20));
+    await vi.waitFor(() => expect(stderr).toContain("first line"), { timeout: 30_000, interval: 20 });
     // The unfinished line is held (its rest came soon) or was handed on cut (its end redacted).
     expect(["first line\n", "first line\ntoken [redacted]"]).toContain(stderr);
     await proc.writeText("go\n");
@@ -194,8 +193,7 @@ describe("spawnCli", () => {
     const script = `process.stderr.write("token ${secret}\\nPassword: "); process.stdin.once("data", () => process.stderr.write("ok\\n"))`;
     let stderr = "";
     await using proc = await nodeScript(script, { redactRaw: [secret], onStderr: (text) => (stderr += text) });
-    for (const end = Date.now() + 20_000; !stderr.includes("Password: ") && Date.now() < end;)
-      await new Promise((resolve) => setTimeout(resolve, 20));
+    await vi.waitFor(() => expect(stderr).toContain("Password: "), { timeout: 20_000, interval: 20 });
     expect(stderr).toBe("token [redacted]\nPassword: ");
     await proc.writeText("x\n");
     proc.closeStdin();
