@@ -262,7 +262,9 @@ export const REDACTED = "[redacted]";
  * JSON-escaped, as MIME and PEM wrap their lines) and as a JSON string writes it (any character
  * as its `\uXXXX` escape, `/` as `\/`, a quote or backslash escaped: a remote's JSON body echoing
  * it). A shifted base64 form is looked for only when it is at least 6 characters long (a value of
- * 5 bytes or more). Empty values are skipped (they would match everywhere).
+ * 5 bytes or more). Empty values are skipped (they would match everywhere). A value too long for its
+ * URL-encoded or JSON-escaped pattern to run (about 10,000 characters or more) makes a text holding
+ * an escape read `marker` whole: what could not be searched is not shown.
  *
  * Cost: linear in the text for each value, whatever the value's length: a search per plain or
  * base64 form; when the text holds an escape or a line break, one pass reading each stretch of
@@ -307,7 +309,9 @@ export function redactValues(text: string, values: readonly string[], marker = R
   if (out.includes("%") || out.includes("+")) {
     for (const value of values) {
       if (value === "" || (!out.includes("%") && !value.includes(" "))) continue;
-      out = out.replace(formsOf(value).urlEncoded, () => marker);
+      const replaced = replaceOrUndefined(out, formsOf(value).urlEncoded, marker);
+      if (replaced === undefined) return marker;
+      out = replaced;
     }
   }
   // A value inside a JSON text may be written with escapes (`\/`, `\u002b`): looked for only when
@@ -315,9 +319,24 @@ export function redactValues(text: string, values: readonly string[], marker = R
   if (!out.includes("\\")) return out;
   for (const value of values) {
     if (value === "") continue;
-    out = out.replace(formsOf(value).jsonEscaped, () => marker);
+    const replaced = replaceOrUndefined(out, formsOf(value).jsonEscaped, marker);
+    if (replaced === undefined) return marker;
+    out = replaced;
   }
   return out;
+}
+
+/**
+ * `text` with every match of `pattern` replaced by `marker`; undefined when the pattern cannot run
+ * (V8 cannot compile one of tens of thousands of alternatives: a value of about 10,000 characters
+ * or more), so the caller withholds the whole text rather than show what it could not search.
+ */
+function replaceOrUndefined(text: string, pattern: RegExp, marker: string): string | undefined {
+  try {
+    return text.replace(pattern, () => marker);
+  } catch {
+    return undefined;
+  }
 }
 
 /**
