@@ -40,6 +40,10 @@ export class StreamRedactor {
   /** Whether the last text handed on ended inside a line (the bound forced it out). */
   #cut = false;
 
+  /**
+   * @param values what is replaced by `[redacted]`, in every form `redactValues` finds.
+   * @param maxHeldChars longest unfinished line held back, in UTF-16 code units; default {@link MAX_HELD_LINE_CHARS}.
+   */
   constructor(values: readonly string[], maxHeldChars = MAX_HELD_LINE_CHARS) {
     this.#values = values;
     this.#maxHeld = maxHeldChars;
