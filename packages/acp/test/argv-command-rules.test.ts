@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { Agent, RunError, type AgentEvent, type ApprovalRule } from "adaptor";
-import { hostileAcp, text, type HostileStep } from "./hostile-agent/hostile.js";
+import { executeAskDriver, hostileAcp, IN_NORMAL_MODE, text, type HostileStep } from "./hostile-agent/hostile.js";
 
 // An ACP agent that starts a command on the host's terminal as a program and its arguments
 // (`terminal/create` with `args`): a deny rule reads them as one command, shell wrappers included.
@@ -19,8 +19,6 @@ afterEach(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const inNormal = { currentModeId: "normal", availableModes: [{ id: "normal", name: "normal" }] };
-
 /** An agent whose prompt runs `command` with `args` through the host's terminal, then waits for it to exit. */
 function terminalAgent(command: string, args: string[]): Agent {
   const steps: HostileStep[] = [
@@ -30,7 +28,7 @@ function terminalAgent(command: string, args: string[]): Agent {
     { respond: { stopReason: "end_turn" } },
   ];
   const driver = hostileAcp(
-    { "session/new": [{ respond: { sessionId: "hostile-session", modes: inNormal } }], "session/prompt": [steps] },
+    { "session/new": [{ respond: { sessionId: "hostile-session", modes: IN_NORMAL_MODE } }], "session/prompt": [steps] },
     { askMode: "normal", sandboxModes: { read_only: "normal" }, cwd: dir },
   );
   return new Agent(driver);
@@ -97,23 +95,7 @@ describe("an allow rule on an ACP terminal/create compares the argv quoted as on
 
 /** An agent whose prompt asks about one execute call with `rawInput`, then reports it failed. */
 function executeAsker(rawInput: Record<string, unknown>): Agent {
-  const call = { toolCallId: "c1", title: "Run it", kind: "execute", rawInput };
-  const driver = hostileAcp(
-    {
-      "session/new": [{ respond: { sessionId: "hostile-session", modes: inNormal } }],
-      "session/prompt": [
-        [
-          { update: { sessionUpdate: "tool_call", status: "pending", ...call } },
-          { permission: call },
-          { update: { sessionUpdate: "tool_call_update", toolCallId: "c1", status: "failed" } },
-          text("done"),
-          { respond: { stopReason: "end_turn" } },
-        ],
-      ],
-    },
-    { askMode: "normal", sandboxModes: { read_only: "normal" }, cwd: dir },
-  );
-  return new Agent(driver);
+  return new Agent(executeAskDriver({ toolCallId: "c1", title: "Run it", kind: "execute", rawInput }, { cwd: dir }));
 }
 
 describe("an ACP execute call whose args are not an array of strings (hostile agent)", () => {
@@ -148,7 +130,7 @@ describe("an ACP execute call carrying no command that ran without asking (hosti
     const call = { toolCallId: "c1", title: "Clean up", kind: "execute" };
     const driver = hostileAcp(
       {
-        "session/new": [{ respond: { sessionId: "hostile-session", modes: inNormal } }],
+        "session/new": [{ respond: { sessionId: "hostile-session", modes: IN_NORMAL_MODE } }],
         "session/prompt": [
           [
             { update: { sessionUpdate: "tool_call", status: "in_progress", ...call } },

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { Agent, type AgentEvent } from "adaptor";
-import { hostileAcp, text, type HostileStep } from "./hostile-agent/hostile.js";
+import { executeAskDriver } from "./hostile-agent/hostile.js";
 
 // An ACP agent that sends no tool name, only a title holding the command (Nanocoder 1.30.0's
 // `execute_bash: <command>`): a rule without toolName still applies to its shell call.
@@ -11,28 +11,9 @@ afterEach(async () => {
   agent = undefined;
 });
 
-const inNormal = { currentModeId: "normal", availableModes: [{ id: "normal", name: "normal" }] };
-const done: HostileStep = { respond: { stopReason: "end_turn" } };
-
 /** An agent whose prompt asks about one execute call named only by its title `execute_bash: <command>`. */
 function titleOnlyAgent(command: string): Agent {
-  const call = { toolCallId: "c1", title: `execute_bash: ${command}`, kind: "execute", rawInput: { command } };
-  const driver = hostileAcp(
-    {
-      "session/new": [{ respond: { sessionId: "hostile-session", modes: inNormal } }],
-      "session/prompt": [
-        [
-          { update: { sessionUpdate: "tool_call", status: "pending", ...call } },
-          { permission: call },
-          { update: { sessionUpdate: "tool_call_update", toolCallId: "c1", status: "failed" } },
-          text("done"),
-          done,
-        ],
-      ],
-    },
-    { askMode: "normal", sandboxModes: { read_only: "normal" } },
-  );
-  return new Agent(driver);
+  return new Agent(executeAskDriver({ toolCallId: "c1", title: `execute_bash: ${command}`, kind: "execute", rawInput: { command } }));
 }
 
 describe("approval rules without toolName on an ACP agent that names tools by title (hostile agent)", () => {

@@ -30,6 +30,24 @@ describe("an argv is read as one shell line of exactly its words", () => {
     expect(allows({ command: "git commit -m a b" }, twoWords)).toBe(true);
   });
 
+  it("a word the shell reads as it is stays as it is (=, @, :, comma, %, +), so a prefix allow and its remembered form match it; a first word holding = is escaped (it would read as an assignment)", () => {
+    const cases: [string, string[], string][] = [
+      ["git", ["log", "--format=%H", "-n", "3"], "git log --format=%H -n 3"],
+      ["npm", ["install", "left-pad@1.3.0"], "npm install left-pad@1.3.0"],
+      ["curl", ["-s", "http://127.0.0.1:8080/a,b"], "curl -s http://127.0.0.1:8080/a,b"],
+      ["FOO=1", ["rm", "x"], "FOO\\=1 rm x"],
+      ["ls", ["~/x", "*.ts"], "ls \\~/x \\*.ts"],
+    ];
+    for (const [command, args, line] of cases) {
+      const subject = terminal(command, args);
+      expect(suggestRules(subject)).toEqual([{ toolName: "terminal/create", command: line }]);
+    }
+    expect(allows({ commandPrefix: "git log" }, terminal("git", ["log", "--format=%H"]))).toBe(true);
+    expect(allows({ commandPrefix: "npm install" }, terminal("npm", ["install", "left-pad@1.3.0"]))).toBe(true);
+    expect(allows({ commandPrefix: "rm" }, terminal("FOO=1", ["rm", "x"]))).toBe(false);
+    expect(deniesRm(terminal("FOO=1", ["rm", "x"]))).toBe(true);
+  });
+
   it("an argument holding a shell operator is one word, not a second command", () => {
     const echo = terminal("echo", ["x; rm -rf y"]);
     expect(suggestRules(echo)).toEqual([{ toolName: "terminal/create", command: "echo 'x; rm -rf y'" }]);

@@ -33,3 +33,32 @@ export function hostileAcp(scenario: HostileScenario, extra: Partial<AcpConfig> 
 export const text = (chunk: string): HostileStep => ({
   update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: chunk } },
 });
+
+/** The mode list of an agent whose one mode is `normal`, in it. */
+export const IN_NORMAL_MODE = { currentModeId: "normal", availableModes: [{ id: "normal", name: "normal" }] };
+
+/**
+ * A driver whose agent, at each prompt, reports the execute call `call` pending, asks about it,
+ * reports it failed, says "done" and ends the turn; in its one mode `normal` (`read_only` sandbox
+ * asked as `normal`), with `extra` as in {@link hostileAcp}.
+ */
+export function executeAskDriver(
+  call: Readonly<Record<string, unknown>> & { readonly toolCallId: string },
+  extra: Partial<AcpConfig> = {},
+): AcpDriver {
+  return hostileAcp(
+    {
+      "session/new": [{ respond: { sessionId: "hostile-session", modes: IN_NORMAL_MODE } }],
+      "session/prompt": [
+        [
+          { update: { sessionUpdate: "tool_call", status: "pending", ...call } },
+          { permission: call },
+          { update: { sessionUpdate: "tool_call_update", toolCallId: call.toolCallId, status: "failed" } },
+          text("done"),
+          { respond: { stopReason: "end_turn" } },
+        ],
+      ],
+    },
+    { askMode: "normal", sandboxModes: { read_only: "normal" }, ...extra },
+  );
+}

@@ -30,9 +30,10 @@ export interface ApprovalRule {
   /**
    * The shell command, exactly (`request.input.command`). An argv (an array of strings, or a
    * `command` followed by an `args` array of strings, as an ACP `terminal/create` gives it) is one
-   * POSIX shell line, each word quoted where the shell needs it as the `shell-quote` package's
-   * `quote` does (`["git", "commit", "-m", "a b"]` is `git commit -m 'a b'`, `["echo", "x; rm y"]`
-   * is `echo 'x; rm y'`): its suggestion gives that line. A blank command is none, and so is one
+   * POSIX shell line, a word made only of letters, digits and `_@%+=:,./-` as it is (`=` not in the
+   * first word), any other quoted as the `shell-quote` package's `quote` does
+   * (`["git", "log", "--format=%H"]` is `git log --format=%H`, `["git", "commit", "-m", "a b"]` is
+   * `git commit -m 'a b'`, `["echo", "x; rm y"]` is `echo 'x; rm y'`): its suggestion gives that line. A blank command is none, and so is one
    * whose `args` (or `command` array) holds anything but strings, or is not an array: a deny fails
    * closed on it, an allow asks. A shell wrapper around one command (`/bin/bash -lc 'cat secret.txt'`, as codex asks) is also
    * compared by the command inside, for this field and {@link commandPrefix}.
@@ -166,9 +167,24 @@ function unreadableCommand(input: unknown): boolean {
 }
 
 /**
+ * Characters a word of a POSIX shell line may be made of and read as it is, unquoted (the set
+ * Python's `shlex.quote` leaves alone): `=` too, except in a line's first word (an assignment there).
+ */
+const PLAIN_WORD = /^[\w@%+=:,./-]+$/;
+
+/**
+ * `argv` as one POSIX shell line whose words are exactly `argv`: a word the shell reads as it is
+ * ({@link PLAIN_WORD}: `--format=%H`, `pkg@1.2.3`, `http://host:80/a,b`) stays as it is, so a rule
+ * reads as a person writes it; any other is quoted by `shell-quote`'s `quote` (`'a b'`, `'x; rm y'`).
+ */
+function shellLine(argv: readonly string[]): string {
+  return argv.map((word, index) => (PLAIN_WORD.test(word) && !(index === 0 && word.includes("=")) ? word : quote([word]))).join(" ");
+}
+
+/**
  * The shell command of an ask's input: `command` as a string, or its argv ({@link argvOf}: an
  * array, or `command` and `args`) as one POSIX shell line, each word quoted where the shell needs it
- * (`shell-quote`'s `quote`: `["git", "commit", "-m", "a b"]` is `git commit -m 'a b'`,
+ * ({@link shellLine}: `["git", "commit", "-m", "a b"]` is `git commit -m 'a b'`,
  * `["echo", "x; rm y"]` is `echo 'x; rm y'`), so the line's words are exactly the argv; undefined
  * when there is none, it is blank (nothing to compare with) or it is unreadable ({@link argvOf}).
  */
@@ -176,7 +192,7 @@ export function commandOf(input: unknown): string | undefined {
   if (typeof input !== "object" || input === null) return undefined;
   const argv = argvOf(input);
   if (argv === null) return undefined;
-  const command = argv !== undefined ? quote(argv) : (input as { command?: unknown }).command;
+  const command = argv !== undefined ? shellLine(argv) : (input as { command?: unknown }).command;
   return typeof command === "string" && command.trim() !== "" ? command : undefined;
 }
 

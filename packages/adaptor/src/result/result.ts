@@ -209,7 +209,8 @@ export class Result {
    * also where the CLI repeats its MCP configuration (Claude Code's answer to the SDK's
    * `mcp_status` request), and the end of one the `maxRawBytes` bound cut at the start (8
    * characters or more); only the redacted text is kept once read. The same values read
-   * `[redacted]` in the run's `process` events of kind `stderr`, which then carry whole lines.
+   * `[redacted]` in the run's `process` events of kind `stderr`, which then carry whole lines (a
+   * line without its end yet, such as a prompt, after 250 ms, as a cut one).
    * The byte counts are those the CLI wrote.
    */
   raw(): RawStreams {

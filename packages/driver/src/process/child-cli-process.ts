@@ -22,7 +22,7 @@ import { holdHostWhile } from "./hold-host.js";
 import { trackChild, untrackChild } from "./live-children.js";
 import type { OutputLine } from "./output-line.js";
 import { OutputTail } from "./output-tail.js";
-import { StreamRedactor } from "./redact-output.js";
+import { HELD_LINE_FLUSH_MS, StreamRedactor } from "./redact-output.js";
 import { utf8Tail } from "./stderr-tail.js";
 import { stripTerminalEscapes } from "./strip-terminal-escapes.js";
 
@@ -113,6 +113,8 @@ export class ChildCliProcess implements CliProcess {
   readonly #stderrDecoder = new StringDecoder("utf8");
   /** Redacts the text handed to `onStderr`, line by line; undefined when nothing is redacted. */
   readonly #stderrRedactor: StreamRedactor | undefined;
+  /** Hands on the redactor's unfinished line {@link HELD_LINE_FLUSH_MS} after it started to wait. */
+  #stderrFlushTimer: NodeJS.Timeout | undefined;
   #stderrEnded = false;
 
   // stdin
@@ -560,13 +562,26 @@ export class ChildCliProcess implements CliProcess {
   #onStderrEnd(): void {
     if (this.#stderrEnded) return;
     this.#stderrEnded = true;
+    clearTimeout(this.#stderrFlushTimer);
+    this.#stderrFlushTimer = undefined;
     const rest = this.#stderrDecoder.end();
     this.#onStderrText(this.#stderrRedactor ? this.#stderrRedactor.push(rest) + this.#stderrRedactor.end() : rest, true);
   }
 
   /** Hands `text` to `onStderr`: through the redactor first unless it went through it already (`redacted`). */
   #onStderrText(text: string, redacted = false): void {
-    if (!redacted && this.#stderrRedactor) text = this.#stderrRedactor.push(text);
+    const redactor = this.#stderrRedactor;
+    if (!redacted && redactor) {
+      text = redactor.push(text);
+      // An unfinished line (a prompt) is handed on soon even if its end never comes.
+      if (redactor.holding && this.#stderrFlushTimer === undefined && !this.#stderrEnded) {
+        this.#stderrFlushTimer = setTimeout(() => {
+          this.#stderrFlushTimer = undefined;
+          if (redactor.holding) this.#onStderrText(redactor.flush(), true);
+        }, HELD_LINE_FLUSH_MS);
+        this.#stderrFlushTimer.unref();
+      }
+    }
     if (text === "") return;
     try {
       this.#onStderr?.(text);

@@ -20,6 +20,17 @@ describe("StreamRedactor", () => {
     expect(redactor.end()).toBe("");
   });
 
+  it("flush hands on the unfinished line now, as a cut one: a value it ends inside loses its first 8 characters or more, and the rest of the line its last", () => {
+    const redactor = new StreamRedactor([SECRET]);
+    expect(redactor.push(`token ${SECRET.slice(0, 10)}`)).toBe("");
+    expect(redactor.holding).toBe(true);
+    expect(redactor.flush()).toBe("token [redacted]");
+    expect(redactor.holding).toBe(false);
+    expect(redactor.push(`${SECRET.slice(10)} end\nnext`)).toBe("[redacted] end\n");
+    expect(redactor.flush()).toBe("next");
+    expect(redactor.end()).toBe("");
+  });
+
   it("hands on a line longer than its bound at once; a value cut there loses its 8 characters or more on each side of the cut", () => {
     const redactor = new StreamRedactor([SECRET], 64);
     const line = `${"a".repeat(50)} ${SECRET} ${"b".repeat(50)}\n`;

@@ -18,12 +18,19 @@ export function redactWindowText(text: string, values: readonly string[], cut: b
 export const MAX_HELD_LINE_CHARS = 16 * 1024;
 
 /**
+ * Milliseconds a CLI's unfinished stderr line is held back at most, waiting for its line end,
+ * before it is handed on ({@link StreamRedactor.flush}): a prompt without a line end still shows.
+ */
+export const HELD_LINE_FLUSH_MS = 250;
+
+/**
  * Redacts a text that arrives in pieces (a CLI's stderr, chunk by chunk), so that a value the
  * pieces cut is still found: whole lines are handed on at once, redacted; the unfinished last line
  * waits for the rest of it. A line longer than the bound (`maxHeldChars`, default
  * {@link MAX_HELD_LINE_CHARS}) is handed on in pieces of up to that size (memory stays within it);
  * a value cut there has its first and last 8 characters or more replaced on each side of the cut
- * (see `redactCutAtEnd`, `redactCutAtStart`). {@link end} hands on what is left.
+ * (see `redactCutAtEnd`, `redactCutAtStart`). {@link flush} hands the unfinished line on the same
+ * way before its end (a CLI's prompt); {@link end} hands on what is left.
  */
 export class StreamRedactor {
   readonly #values: readonly string[];
@@ -33,6 +40,10 @@ export class StreamRedactor {
   /** Whether the last text handed on ended inside a line (the bound forced it out). */
   #cut = false;
 
+  /**
+   * @param values what is replaced by `[redacted]`, in every form `redactValues` finds.
+   * @param maxHeldChars longest unfinished line held back, in UTF-16 code units; default {@link MAX_HELD_LINE_CHARS}.
+   */
   constructor(values: readonly string[], maxHeldChars = MAX_HELD_LINE_CHARS) {
     this.#values = values;
     this.#maxHeld = maxHeldChars;
@@ -48,6 +59,22 @@ export class StreamRedactor {
     }
     this.#held = "";
     return this.#redact(all, true);
+  }
+
+  /** Whether an unfinished line is held back ({@link flush} would hand it on). */
+  get holding(): boolean {
+    return this.#held !== "";
+  }
+
+  /**
+   * The unfinished line held so far, handed on now (a CLI's prompt waits for its answer, not for
+   * its line end), redacted as a line the bound cut: a value it ends inside loses its first 8
+   * characters or more, and the rest of the line its last (see `redactCutAtEnd`, `redactCutAtStart`).
+   */
+  flush(): string {
+    const held = this.#held;
+    this.#held = "";
+    return this.#redact(held, true);
   }
 
   /** What is left (the unfinished last line), redacted; the redactor is then empty. */

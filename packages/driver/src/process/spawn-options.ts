@@ -38,8 +38,9 @@ export interface SpawnOptions {
    * value redaction finds (another letter case, URL-encoded once or twice, base64-encoded, also
    * wrapped into lines, JSON-escaped); where the `maxRawBytes` bound cut a value at the start of
    * the kept text, its last 8 characters or more are replaced too. `onStderr` is then handed whole
-   * lines (an unfinished line waits for its end, the stream's end, or 16,384 characters), so a
-   * value split between two reads is still found. For the credentials the CLI was handed (see
+   * lines (an unfinished line waits for its end, the stream's end, 16,384 characters or 250 ms,
+   * then is handed on as a cut one: a prompt still shows), so a value split between two reads is
+   * still found. For the credentials the CLI was handed (see
    * `launchSecrets`): a CLI may echo its configuration (Claude Code's answer to `mcp_status` lists
    * each MCP server's headers). The byte counts stay those the CLI wrote. Cost: one pass over the
    * text per value's form, when the text is first read. Default none.

@@ -7,13 +7,10 @@ interface ValueForms {
    */
   readonly exact: readonly string[];
   /**
-   * The base64 forms of {@link exact} as a URL, a JSON string or a wrapped text may write them:
-   * any character also as its `%XX` escape, encoded once or twice (`%2B`, `%252B`, hex digits in
-   * either case), `+` and `/` also as a JSON string may write them (`\/`, `\u002b`, `\u002f`), and
-   * cut by line breaks (CRLF or LF, as they are or JSON-escaped) as MIME and PEM wrap their lines.
-   * Undefined when the value has no base64 form besides itself.
+   * The base64 forms among {@link exact} (all but the value itself), longest first: also looked
+   * for as a URL, a JSON string or a wrapped text may write them (see `readBase64Stretch`).
    */
-  readonly base64Written: RegExp | undefined;
+  readonly base64: readonly string[];
   /** The value in lower case, for a case-insensitive search; undefined when it has no cased letter. */
   readonly lower: string | undefined;
   /** The value matched in any case (its characters escaped); undefined with {@link lower}. */
@@ -108,18 +105,6 @@ function base64Middles(bytes: Buffer): string[] {
   return middles;
 }
 
-/** How a JSON string may also write the two base64 characters that are not letters or digits. */
-const BASE64_JSON_ESCAPES: Readonly<Record<string, string>> = {
-  "+": String.raw`|\\u002[bB]`,
-  "/": String.raw`|\\\/|\\u002[fF]`,
-};
-
-/**
- * A line break that may cut a wrapped base64 text (MIME writes one every 76 characters, PEM every
- * 64): CRLF or LF, as it is or as a JSON string writes it (`\r\n`, `\n`).
- */
-const BASE64_LINE_BREAK = String.raw`(?:\r?\n|(?:\\r)?\\n)?`;
-
 /** The `%XX` escape of `code` (a byte) as a pattern: hex digits in either case, the `%` itself also escaped (`%25XX`: encoded twice). */
 function percentSource(code: number): string {
   const hex = [...code.toString(16).padStart(2, "0")].map((digit) => (/[a-f]/.test(digit) ? `[${digit}${digit.toUpperCase()}]` : digit));
@@ -127,19 +112,109 @@ function percentSource(code: number): string {
 }
 
 /**
- * A pattern matching each of `forms` (base64 text, longest first) as a URL, a JSON string or a
- * wrapped text may write it: any character also as its `%XX` escape, once or twice encoded (hex
- * digits in either case), `+` and `/` also as a JSON string escapes them (`\/`, `\u002b`,
- * `\u002f`), and a line break ({@link BASE64_LINE_BREAK}) between any two characters.
+ * A character of a stretch of text a written base64 form lies in (the stretch is a run of them): base64 and URL-safe base64 characters, `%`
+ * escapes, JSON escapes (a backslash and what follows it) and line breaks. A written form never
+ * reaches outside the stretch it starts in.
  */
-function base64WrittenPattern(forms: readonly string[]): RegExp | undefined {
-  const sources = forms.map((form) =>
-    [...form]
-      .map((char) => `(?:${literalSource(char)}|${percentSource(char.charCodeAt(0))}${BASE64_JSON_ESCAPES[char] ?? ""})`)
-      .join(BASE64_LINE_BREAK),
-  );
-  // Case-sensitive: base64 letters are not interchangeable (the escapes list both cases themselves).
-  return sources.length > 0 ? new RegExp(sources.join("|"), "g") : undefined;
+const BASE64_WRITTEN_STRETCH = /[A-Za-z0-9+/=_%\\\r\n-]/;
+
+/**
+ * What in a base64 stretch reads as something else: a line break (CRLF or LF, as it is or as a
+ * JSON string writes it: `\r\n`, `\n`), which reads as nothing, as MIME and PEM wrap their lines;
+ * `\/`, `\u002b` or `\u002f` (hex digits in either case), a JSON string's escapes of `/` and `+`;
+ * a `%XX` or `%25XX` escape (encoded once or twice, hex digits in either case).
+ */
+const BASE64_WRITTEN_ESCAPE = /\r?\n|\\r\\n|\\n|\\\/|\\u002[bBfF]|%(?:25)?[0-9A-Fa-f]{2}/g;
+
+/** The character an escape {@link BASE64_WRITTEN_ESCAPE} matched stands for ("" for a line break). */
+function escapedChar(escape: string): string {
+  if (escape.startsWith("%")) return String.fromCharCode(parseInt(escape.slice(-2), 16));
+  if (escape === "\\/") return "/";
+  if (escape.startsWith("\\u")) return /[bB]$/.test(escape) ? "+" : "/";
+  return "";
+}
+
+/**
+ * `stretch` (see {@link BASE64_WRITTEN_STRETCH}) read as a base64 text ({@link BASE64_WRITTEN_ESCAPE}):
+ * its reading, and where each character read starts and ends in `stretch`. Linear in the stretch.
+ */
+class Base64Reading {
+  readonly text: string;
+  /** Pieces of the reading, in order: where each starts in the reading and in the stretch. */
+  readonly #readAt: number[] = [];
+  readonly #stretchAt: number[] = [];
+  /** Length in the stretch of a piece that is one escape, 0 for a piece read as it is. */
+  readonly #escapeLength: number[] = [];
+
+  constructor(stretch: string) {
+    let text = "";
+    let plainFrom = 0;
+    const piece = (read: string, at: number, escapeLength: number): void => {
+      if (read === "") return;
+      this.#readAt.push(text.length);
+      this.#stretchAt.push(at);
+      this.#escapeLength.push(escapeLength);
+      text += read;
+    };
+    for (const match of stretch.matchAll(BASE64_WRITTEN_ESCAPE)) {
+      piece(stretch.slice(plainFrom, match.index), plainFrom, 0);
+      piece(escapedChar(match[0]), match.index, match[0].length);
+      plainFrom = match.index + match[0].length;
+    }
+    piece(stretch.slice(plainFrom), plainFrom, 0);
+    this.text = text;
+  }
+
+  /** Where the character read at `index` starts in the stretch, and where it ends. */
+  span(index: number): { start: number; end: number } {
+    // The last piece starting at or before `index`.
+    let low = 0;
+    let high = this.#readAt.length - 1;
+    while (low < high) {
+      const middle = (low + high + 1) >> 1;
+      if (this.#readAt[middle]! <= index) low = middle;
+      else high = middle - 1;
+    }
+    const escapeLength = this.#escapeLength[low]!;
+    const start = this.#stretchAt[low]! + (escapeLength > 0 ? 0 : index - this.#readAt[low]!);
+    return { start, end: start + (escapeLength > 0 ? escapeLength : 1) };
+  }
+}
+
+/**
+ * `stretch` with each form of each of `values` (its base64 forms, longest first) replaced by
+ * `marker` where the stretch reads as it ({@link Base64Reading}): leftmost first, the longest form
+ * where several start at the same character; the values one after the other. A line break before a
+ * form's first character or after its last is kept. Cost: one reading of the stretch (another
+ * after each value found in it) and a search of the reading per form.
+ */
+function redactBase64Stretch(stretch: string, values: readonly (readonly string[])[], marker: string): string {
+  if (!/[%\\\n]/.test(stretch)) return stretch;
+  // Most stretches hold no form: their reading, without where each character came from, tells.
+  const text = stretch.replace(BASE64_WRITTEN_ESCAPE, escapedChar);
+  if (!values.some((forms) => forms.some((form) => text.includes(form)))) return stretch;
+  let reading = new Base64Reading(stretch);
+  for (const forms of values) {
+    const next = forms.map((form) => reading.text.indexOf(form));
+    let out = "";
+    let kept = 0;
+    let replaced = false;
+    for (;;) {
+      let found = -1;
+      for (let i = 0; i < forms.length; i++) if (next[i]! >= 0 && (found < 0 || next[i]! < next[found]!)) found = i;
+      if (found < 0) break;
+      const first = next[found]!;
+      const after = first + forms[found]!.length;
+      out += stretch.slice(kept, reading.span(first).start) + marker;
+      kept = reading.span(after - 1).end;
+      replaced = true;
+      for (let i = 0; i < forms.length; i++) if (next[i]! >= 0 && next[i]! < after) next[i] = reading.text.indexOf(forms[i]!, after);
+    }
+    if (!replaced) continue;
+    stretch = out + stretch.slice(kept);
+    reading = new Base64Reading(stretch);
+  }
+  return stretch;
 }
 
 /** The forms of values seen lately (a host has a few secrets; cleared past {@link FORMS_KEPT}). */
@@ -159,7 +234,7 @@ function formsOf(value: string): ValueForms {
   forms = {
     // Longest first, so a form that contains another is replaced whole.
     exact: exact.sort((a, b) => b.length - a.length),
-    base64Written: base64WrittenPattern(exact.filter((form) => form !== value)),
+    base64: exact.filter((form) => form !== value),
     lower: cased ? lower : undefined,
     anyCase: cased ? new RegExp(value.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"), "giu") : undefined,
     urlEncoded: urlEncodedPattern(value),
@@ -187,10 +262,16 @@ export const REDACTED = "[redacted]";
  * JSON-escaped, as MIME and PEM wrap their lines) and as a JSON string writes it (any character
  * as its `\uXXXX` escape, `/` as `\/`, a quote or backslash escaped: a remote's JSON body echoing
  * it). A shifted base64 form is looked for only when it is at least 6 characters long (a value of
- * 5 bytes or more). Empty values are skipped (they would match everywhere).
+ * 5 bytes or more). Empty values are skipped (they would match everywhere). A value too long for its
+ * URL-encoded or JSON-escaped pattern to run (about 10,000 characters or more) makes a text holding
+ * an escape read `marker` whole: what could not be searched is not shown.
  *
- * Cost: one pass over `text` per form (a search per plain or base64 form, and a pattern each for
- * the escaped forms when the text holds an escape or a line break), so linear in the text for each value.
+ * Cost: linear in the text for each value, whatever the value's length: a search per plain or
+ * base64 form; when the text holds an escape or a line break, one pass reading each stretch of
+ * base64-like characters as the base64 it writes (escapes decoded, line breaks dropped) and a search
+ * of that reading per base64 form, and a pattern each for the URL-encoded and JSON-escaped value
+ * (its length in alternatives, not its base64 forms'). No pattern grows with the base64 forms: a
+ * value of any length (a 4 KiB credential) is looked for without building one.
  * @param marker what replaces each occurrence; default {@link REDACTED}.
  */
 export function redactValues(text: string, values: readonly string[], marker = REDACTED): string {
@@ -216,15 +297,21 @@ export function redactValues(text: string, values: readonly string[], marker = R
   // by line breaks, and a value in a URL may be written with `%XX` escapes or a space as `+`: each
   // looked for only when the text holds an escape, a line break or a `+`.
   if (out.includes("%") || out.includes("\\") || out.includes("\n")) {
-    for (const value of values) {
-      const pattern = value === "" ? undefined : formsOf(value).base64Written;
-      if (pattern !== undefined) out = out.replace(pattern, () => marker);
+    const base64 = values.flatMap((value) => (value === "" ? [] : [formsOf(value).base64]));
+    // A written form is never shorter than the form: a stretch shorter than the shortest holds none.
+    const shortest = Math.min(...base64.flatMap((forms) => forms.map((form) => form.length)));
+    if (Number.isFinite(shortest)) {
+      // Whole stretches only (started where one starts), of the shortest form's length at least.
+      const stretches = new RegExp(`(?<!${BASE64_WRITTEN_STRETCH.source})${BASE64_WRITTEN_STRETCH.source}{${shortest},}`, "g");
+      out = out.replace(stretches, (stretch) => redactBase64Stretch(stretch, base64, marker));
     }
   }
   if (out.includes("%") || out.includes("+")) {
     for (const value of values) {
       if (value === "" || (!out.includes("%") && !value.includes(" "))) continue;
-      out = out.replace(formsOf(value).urlEncoded, () => marker);
+      const replaced = replaceOrUndefined(out, formsOf(value).urlEncoded, marker);
+      if (replaced === undefined) return marker;
+      out = replaced;
     }
   }
   // A value inside a JSON text may be written with escapes (`\/`, `\u002b`): looked for only when
@@ -232,9 +319,24 @@ export function redactValues(text: string, values: readonly string[], marker = R
   if (!out.includes("\\")) return out;
   for (const value of values) {
     if (value === "") continue;
-    out = out.replace(formsOf(value).jsonEscaped, () => marker);
+    const replaced = replaceOrUndefined(out, formsOf(value).jsonEscaped, marker);
+    if (replaced === undefined) return marker;
+    out = replaced;
   }
   return out;
+}
+
+/**
+ * `text` with every match of `pattern` replaced by `marker`; undefined when the pattern cannot run
+ * (V8 cannot compile one of tens of thousands of alternatives: a value of about 10,000 characters
+ * or more), so the caller withholds the whole text rather than show what it could not search.
+ */
+function replaceOrUndefined(text: string, pattern: RegExp, marker: string): string | undefined {
+  try {
+    return text.replace(pattern, () => marker);
+  } catch {
+    return undefined;
+  }
 }
 
 /**
