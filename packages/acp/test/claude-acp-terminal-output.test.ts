@@ -111,6 +111,8 @@ describe("a Claude Code adapter's unasked read or end of a host terminal the hos
     ["a terminal the host never created", "mcp__acp__BashOutput", { task_id: "terminal-9" }],
     ["an id under another field", "mcp__acp__BashOutput", { command: "terminal-1" }],
     ["another execute tool naming the terminal", "mcp__acp__Exec", { task_id: "terminal-1" }],
+    ["a command beside the terminal's id", "mcp__acp__BashOutput", { task_id: "terminal-1", command: "rm -rf build" }],
+    ["a field the tool does not take beside the id", "mcp__acp__KillShell", { shell_id: "terminal-1", args: ["-9", "1"] }],
   ])("%s still fails the run with policy_violation", async (_, toolName, input) => {
     const run = await turn([...background, claudeCall("out", toolName, toolName, input), ended("out", toolName, "x"), text("done"), done]);
     expect(isError(run.error, ErrPolicyViolation)).toBe(true);

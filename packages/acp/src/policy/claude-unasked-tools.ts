@@ -45,19 +45,24 @@ const CLAUDE_TERMINAL_CONTROL_TOOLS: readonly string[] = Object.freeze(["BashOut
 /** The input fields these tools name their command by (`task_id`, `bash_id`, `shell_id`, by version). */
 const TERMINAL_ID_FIELDS: readonly string[] = Object.freeze(["task_id", "bash_id", "shell_id"]);
 
+/** The other fields these tools take, none of which runs anything (`block`, `timeout`, `filter`). */
+const TERMINAL_CONTROL_OPTIONS: readonly string[] = Object.freeze(["block", "timeout", "filter"]);
+
 /**
  * True when a call of a Claude Code adapter only reads the output of, or ends, host terminals whose
  * command the host approved: its tool is `BashOutput`, `KillShell`, `KillBash`, `TaskOutput` or
  * `TaskStop` (bare or under the `mcp__acp__` prefix), its input names at least one id (`task_id`,
- * `bash_id`, `shell_id`), and every id it names is a string `approved` holds. Such a call runs
- * nothing new: it is no unasked execution. Any other call (another tool, another field, an id the
- * host never approved) is false.
+ * `bash_id`, `shell_id`), every id it names is a string `approved` holds, and it has no field but
+ * those and `block`, `timeout`, `filter`. Such a call runs nothing new: it is no unasked execution.
+ * Any other call (another tool, an id under another field, a field these tools do not take such as
+ * a `command`, an id the host never approved) is false.
  */
 export function controlsApprovedTerminal(toolName: string, input: unknown, approved: (terminalId: string) => boolean): boolean {
   const bare = toolName.startsWith("mcp__acp__") ? toolName.slice("mcp__acp__".length) : toolName;
   if (!CLAUDE_TERMINAL_CONTROL_TOOLS.includes(bare)) return false;
   if (typeof input !== "object" || input === null || Array.isArray(input)) return false;
   const fields = input as Record<string, unknown>;
+  if (Object.keys(fields).some((field) => !TERMINAL_ID_FIELDS.includes(field) && !TERMINAL_CONTROL_OPTIONS.includes(field))) return false;
   const ids = TERMINAL_ID_FIELDS.filter((field) => field in fields).map((field) => fields[field]);
   return ids.length > 0 && ids.every((id) => typeof id === "string" && approved(id));
 }

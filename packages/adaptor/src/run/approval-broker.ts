@@ -104,6 +104,8 @@ export class ApprovalBroker {
   readonly #pending = new Set<ApprovalResponder>();
   /** Asks this broker answered by suspending the turn (their deny only tells the CLI to stop). */
   readonly #suspended = new WeakSet<ApprovalAsk>();
+  /** Requests expired because the turn was interrupted: their deny is the interrupt's, no fallback applies. */
+  readonly #cutByInterrupt = new WeakSet<ApprovalResponder>();
   #waiting = 0;
   #ended = false;
   /** The mode per kind, from the settings until {@link setModes} changes them. */
@@ -252,7 +254,7 @@ export class ApprovalBroker {
     if (this.#init.suspend) return this.#suspend(ask, this.#init.suspend);
     if (!this.#init.handler && !this.#init.eventsRead) return this.#unanswerable(ask);
     for (let attempt = 1; ; attempt++) {
-      const { decision, timedOut, interrupt } = await this.#askOnce(ask, attempt);
+      const { decision, timedOut, interrupt, cut } = await this.#askOnce(ask, attempt);
       if (interrupt && !this.#ended) {
         // As stream.interrupt() with an approval pending: the interrupt reaches the turn before the
         // driver forwards the deny, so the CLI cannot go on to another model request in between.
@@ -260,7 +262,8 @@ export class ApprovalBroker {
         this.#init.interrupt?.request();
         return decision;
       }
-      if (decision.outcome !== "deny" || this.#ended) return decision;
+      // Expired by the turn's interrupt: the turn is ending, so neither onReject nor a retry applies.
+      if (decision.outcome !== "deny" || this.#ended || cut) return decision;
       const fallback = timedOut ? settings.onTimeout : settings.onReject;
       if (fallback === "continue") return decision;
       if (fallback === "retry" && attempt <= settings.maxRetries) continue;
@@ -300,13 +303,26 @@ export class ApprovalBroker {
     this.#pending.clear();
   }
 
+  /**
+   * Expires every pending request because the turn is interrupted (`stream.interrupt()`, or a deny
+   * with `interrupt: true`): the driver receives a deny, `approval.resolved` says `expired`, and no
+   * `onReject` fallback (abort, retry) applies to it; later asks are asked as before.
+   */
+  interruptPending(): void {
+    for (const responder of this.#pending) this.#cutByInterrupt.add(responder);
+    this.expirePending("turn interrupted");
+  }
+
   /** Expires every pending request (the driver receives a deny); later asks are refused at once. */
   end(reason: string): void {
     this.#ended = true;
     this.expirePending(reason);
   }
 
-  async #askOnce(ask: ApprovalAsk, attempt: number): Promise<{ decision: ApprovalDecision; timedOut: boolean; interrupt: boolean }> {
+  async #askOnce(
+    ask: ApprovalAsk,
+    attempt: number,
+  ): Promise<{ decision: ApprovalDecision; timedOut: boolean; interrupt: boolean; cut: boolean }> {
     const { settings, handler, signal } = this.#init;
     const id = uuidv7();
     // One notice per request: the first late answer is recorded, later ones only refused (each
@@ -391,7 +407,7 @@ export class ApprovalBroker {
         attempt,
       });
       this.#remember(request, responder, decision);
-      return { decision, timedOut, interrupt: responder.interrupt };
+      return { decision, timedOut, interrupt: responder.interrupt, cut: this.#cutByInterrupt.has(responder) };
     } finally {
       clearTimeout(timer);
       this.#pending.delete(responder);

@@ -186,7 +186,7 @@ export async function executeRun(setup: RunSetup): Promise<Result> {
       (modes) => broker.setModes(modes),
       (permission, when) => permissionClock.switched(permission, when),
     );
-    setup.controls?.onInterrupt(() => broker.expirePending("turn interrupted"));
+    setup.controls?.onInterrupt(() => broker.interruptPending());
     if (controller.signal.aborted) broker.end("run cancelled");
     budget?.resume();
     const prep = await prepare(

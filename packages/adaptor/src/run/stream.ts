@@ -56,8 +56,9 @@ export class Stream implements AsyncIterable<AgentEvent> {
    * the CLI stops the turn, the verdict resolves a {@link Result} with `status: "interrupted"` (the
    * partial text, usage and transcript; `run-finished` has `interrupted: true`), and a thread
    * commits the interrupted turn as its checkpoint, so its next turn continues after what the
-   * interrupted one did (on the same process when it is reused). Waits for the turn to start when
-   * called early. A CLI that does not end the turn within 3 × the driver's `killGraceMs` plus
+   * interrupted one did (on the same process when it is reused). An approval request pending then
+   * expires (the CLI gets a deny; no `onReject` fallback, abort or retry, applies to it). Waits for
+   * the turn to start when called early. A CLI that does not end the turn within 3 × the driver's `killGraceMs` plus
    * 5,000 ms of the interrupt (11 s by default) is stopped as by {@link cancel}: the verdict then
    * rejects with a `DriverError` `TIMEOUT` (op `"interrupt"`).
    *

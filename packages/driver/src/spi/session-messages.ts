@@ -80,9 +80,10 @@ export interface SessionMessagePage {
   /**
    * True on an empty first page when nothing confirms the session exists: an ACP agent that
    * answered `session/load` without replaying a message (@sudocode-ai/claude-code-acp 0.13.10
-   * answers so for any id, its own or a made-up one) and offers no `session/list` that lists the
-   * session. Such a page cannot tell an empty session from one the agent does not hold. Absent
-   * otherwise (a page with messages, or a session the agent's listing names).
+   * answers so for any id, its own or a made-up one) and offers no `session/list` to check it
+   * against (one it offers is read: a session it does not list is `ErrResumeRejected`). Such a page
+   * cannot tell an empty session from one the agent does not hold. Absent otherwise (a page with
+   * messages, or a session the agent's listing names).
    */
   readonly unconfirmed?: true;
 }
