@@ -112,4 +112,40 @@ describe("codex with its model server unreachable", () => {
       }
     },
   );
+
+  for (const transport of ["app-server", "exec"] as const) {
+    it(
+      `${transport}: a provider's own large stream_max_retries (20) against a failing server: codex's counted tries past the 5th count toward maxModelRetries (its doubling backoff would run for hours)`,
+      { timeout: 120_000 },
+      async () => {
+        const server = await startOpenAIServer({ rules: [] });
+        try {
+          env = await codexTestEnv({ server });
+          const toml = await readFile(env.configPath, "utf8");
+          await writeFile(env.configPath, toml.replace("stream_max_retries = 0", "stream_max_retries = 20"));
+          agent = new Agent(codex({ cwd: env.workDir, env: env.env, inheritEnv: false, killGraceMs: 1000, transport, maxModelRetries: 0 }));
+          // Far past the sixth try (about 7 s in); the 8th comes about 28 s in, the 20th after hours.
+          const stream = agent.stream("HTTP_ERROR 502", { signal: AbortSignal.timeout(60_000) });
+          const retries: string[] = [];
+          let pid: number | undefined;
+          for await (const event of stream as AsyncIterable<AgentEvent>) {
+            if (event.type === "process" && event.kind === "spawn") pid = event.pid;
+            if (event.type === "notice" && event.kind === "error" && (event.data as { willRetry?: boolean } | undefined)?.willRetry)
+              retries.push(event.message ?? "");
+          }
+          const error = await stream.result().then(
+            () => undefined,
+            (err: unknown) => err,
+          );
+          expect(error).toBeInstanceOf(RunError);
+          expect((error as RunError).reason).toBe("agent_error");
+          expect((error as RunError).message).toMatch(/^model unreachable: Reconnecting\.\.\. 6\/20.*after 1 retry$/);
+          expect(retries.map((message) => /^Reconnecting\.\.\. (\d+)\/20/.exec(message)?.[1])).toEqual(["1", "2", "3", "4", "5", "6"]);
+          expect(alive(pid!)).toBe(false);
+        } finally {
+          await server.close();
+        }
+      },
+    );
+  }
 });
