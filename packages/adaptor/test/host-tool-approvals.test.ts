@@ -1,11 +1,8 @@
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import type { ApprovalMode, DriverRequest } from "@adaptor/driver";
 import {
   Agent,
-  HOST_TOOL_SERVER_NAME,
   RunError,
   defineTool,
   isError,
@@ -16,6 +13,7 @@ import {
   type Tool,
 } from "adaptor";
 import { capabilityDriver } from "./support/capability-driver.js";
+import { connectHostTools } from "./support/host-tool-client.js";
 
 // Host tools follow the run's permission mode through the SDK's own host-tool server, whatever the
 // driver: the scripted driver here plays a CLI that calls the tool over MCP, as every driver's CLI does.
@@ -26,14 +24,7 @@ const CAPS = {
   approvals: { permission: MODES, plan_review: ["inherit" as const], question: ["inherit" as const] },
 };
 
-/** An MCP client of the run's host-tool server, as the CLI connects to it. */
-async function connect(request: DriverRequest): Promise<Client> {
-  const entry = request.mcpServers?.find((server) => server.name === HOST_TOOL_SERVER_NAME);
-  if (!entry || entry.transport !== "http") throw new Error("no host-tool entry");
-  const client = new Client({ name: "scripted-cli", version: "0" });
-  await client.connect(new StreamableHTTPClientTransport(new URL(entry.url), { requestInit: { headers: { ...entry.headers } } }));
-  return client;
-}
+const connect = connectHostTools;
 
 interface Seen {
   readonly handled: unknown[];

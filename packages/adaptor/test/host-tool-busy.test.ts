@@ -1,21 +1,12 @@
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { request as httpRequest } from "node:http";
 import { describe, expect, it, vi } from "vitest";
-import type { DriverRequest, DriverSink } from "@adaptor/driver";
+import type { DriverSink } from "@adaptor/driver";
 import { Agent, HOST_TOOL_SERVER_NAME, defineTool } from "adaptor";
 import { capabilityDriver } from "./support/capability-driver.js";
+import { connectHostTools, hostToolEntry } from "./support/host-tool-client.js";
 
 // A host tool runs in the host's process while the CLI waits on it: the sink tells the driver so
 // (`hostBusy`), and the driver kit's stall watchdog does not count that silence.
-
-async function connect(request: DriverRequest): Promise<Client> {
-  const entry = request.mcpServers?.find((server) => server.name === HOST_TOOL_SERVER_NAME);
-  if (!entry || entry.transport !== "http") throw new Error("no host-tool entry");
-  const client = new Client({ name: "scripted-cli", version: "0" });
-  await client.connect(new StreamableHTTPClientTransport(new URL(entry.url), { requestInit: { headers: { ...entry.headers } } }));
-  return client;
-}
 
 describe("a host tool's call is host work the CLI waits on", () => {
   it("the driver's sink reports hostBusy while the call's approval and handler run, and not before or after", async () => {
@@ -39,7 +30,7 @@ describe("a host tool's call is host work the CLI waits on", () => {
         runSink = sink;
         seen["before the call"] = sink.hostBusy?.();
         sink.emit({ type: "tool-call", phase: "end", id: "call-1", name: `mcp__${HOST_TOOL_SERVER_NAME}__slow_ci`, input: {} });
-        const client = await connect(request);
+        const client = await connectHostTools(request);
         try {
           const reply = (await client.callTool({ name: "slow_ci", arguments: {} }, undefined, { signal: AbortSignal.timeout(60_000) })) as {
             content: { text: string }[];
@@ -86,8 +77,7 @@ describe("a host tool's call is host work the CLI waits on", () => {
     const driver = capabilityDriver({ mcp: { transports: ["stdio", "http"] } }, async (request, sink) => {
       runSink = sink;
       sink.emit({ type: "tool-call", phase: "end", id: "call-1", name: `mcp__${HOST_TOOL_SERVER_NAME}__stuck`, input: {} });
-      const entry = request.mcpServers?.find((server) => server.name === HOST_TOOL_SERVER_NAME);
-      if (!entry || entry.transport !== "http") throw new Error("no host-tool entry");
+      const entry = hostToolEntry(request);
       // The CLI's tools/call, dropped once the handler runs (a CLI's own tool timeout closes its request).
       const body = JSON.stringify({ jsonrpc: "2.0", id: 7, method: "tools/call", params: { name: "stuck", arguments: {} } });
       const req = httpRequest(entry.url, {
