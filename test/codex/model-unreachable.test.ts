@@ -3,7 +3,7 @@ import { readFile, writeFile } from "node:fs/promises";
 import { codexTestEnv, refusedLocalPort, startOpenAIServer, type CodexTestEnv } from "@adaptor/testkit";
 import { Agent, RunError, type AgentEvent } from "adaptor";
 import { codex, type CodexConfig } from "@adaptor/codex";
-import { alive } from "./support.js";
+import { alive, drainRetries } from "./support.js";
 
 // A model server nobody listens on: codex 0.171.0 waits for it without end (its retry settings do
 // not bound this wait), announcing each retry; the driver ends the turn after `maxModelRetries`.
@@ -19,18 +19,8 @@ afterEach(async () => {
 async function runAgainstClosedPort(config: CodexConfig): Promise<{ error: unknown; retries: number; pid: number | undefined }> {
   env = await codexTestEnv({ baseUrl: `http://127.0.0.1:${await refusedLocalPort()}/v1` });
   agent = new Agent(codex({ cwd: env.workDir, env: env.env, inheritEnv: false, killGraceMs: 1000, ...config }));
-  const stream = agent.stream("hello");
-  let retries = 0;
-  let pid: number | undefined;
-  for await (const event of stream as AsyncIterable<AgentEvent>) {
-    if (event.type === "process" && event.kind === "spawn") pid = event.pid;
-    if (event.type === "notice" && event.kind === "error" && (event.data as { willRetry?: boolean } | undefined)?.willRetry) retries++;
-  }
-  const error = await stream.result().then(
-    () => undefined,
-    (err: unknown) => err,
-  );
-  return { error, retries, pid };
+  const { error, retries, pid } = await drainRetries(agent.stream("hello"));
+  return { error, retries: retries.length, pid };
 }
 
 describe("codex with its model server unreachable", () => {
@@ -125,18 +115,7 @@ describe("codex with its model server unreachable", () => {
           await writeFile(env.configPath, toml.replace("stream_max_retries = 0", "stream_max_retries = 20"));
           agent = new Agent(codex({ cwd: env.workDir, env: env.env, inheritEnv: false, killGraceMs: 1000, transport, maxModelRetries: 0 }));
           // Far past the sixth try (about 7 s in); the 8th comes about 28 s in, the 20th after hours.
-          const stream = agent.stream("HTTP_ERROR 502", { signal: AbortSignal.timeout(60_000) });
-          const retries: string[] = [];
-          let pid: number | undefined;
-          for await (const event of stream as AsyncIterable<AgentEvent>) {
-            if (event.type === "process" && event.kind === "spawn") pid = event.pid;
-            if (event.type === "notice" && event.kind === "error" && (event.data as { willRetry?: boolean } | undefined)?.willRetry)
-              retries.push(event.message ?? "");
-          }
-          const error = await stream.result().then(
-            () => undefined,
-            (err: unknown) => err,
-          );
+          const { error, retries, pid } = await drainRetries(agent.stream("HTTP_ERROR 502", { signal: AbortSignal.timeout(60_000) }));
           expect(error).toBeInstanceOf(RunError);
           expect((error as RunError).reason).toBe("agent_error");
           expect((error as RunError).message).toMatch(/^model unreachable: Reconnecting\.\.\. 6\/20.*after 1 retry$/);
