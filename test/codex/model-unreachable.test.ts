@@ -3,7 +3,7 @@ import { readFile, writeFile } from "node:fs/promises";
 import { codexTestEnv, refusedLocalPort, startOpenAIServer, type CodexTestEnv } from "@adaptor/testkit";
 import { Agent, RunError, type AgentEvent } from "adaptor";
 import { codex, type CodexConfig } from "@adaptor/codex";
-import { alive } from "./support.js";
+import { alive, drainRetries } from "./support.js";
 
 // A model server nobody listens on: codex 0.171.0 waits for it without end (its retry settings do
 // not bound this wait), announcing each retry; the driver ends the turn after `maxModelRetries`.
@@ -19,18 +19,8 @@ afterEach(async () => {
 async function runAgainstClosedPort(config: CodexConfig): Promise<{ error: unknown; retries: number; pid: number | undefined }> {
   env = await codexTestEnv({ baseUrl: `http://127.0.0.1:${await refusedLocalPort()}/v1` });
   agent = new Agent(codex({ cwd: env.workDir, env: env.env, inheritEnv: false, killGraceMs: 1000, ...config }));
-  const stream = agent.stream("hello");
-  let retries = 0;
-  let pid: number | undefined;
-  for await (const event of stream as AsyncIterable<AgentEvent>) {
-    if (event.type === "process" && event.kind === "spawn") pid = event.pid;
-    if (event.type === "notice" && event.kind === "error" && (event.data as { willRetry?: boolean } | undefined)?.willRetry) retries++;
-  }
-  const error = await stream.result().then(
-    () => undefined,
-    (err: unknown) => err,
-  );
-  return { error, retries, pid };
+  const { error, retries, pid } = await drainRetries(agent.stream("hello"));
+  return { error, retries: retries.length, pid };
 }
 
 describe("codex with its model server unreachable", () => {
@@ -112,4 +102,29 @@ describe("codex with its model server unreachable", () => {
       }
     },
   );
+
+  for (const transport of ["app-server", "exec"] as const) {
+    it(
+      `${transport}: a provider's own large stream_max_retries (20) against a failing server: codex's counted tries past the 5th count toward maxModelRetries (its doubling backoff would run for hours)`,
+      { timeout: 120_000 },
+      async () => {
+        const server = await startOpenAIServer({ rules: [] });
+        try {
+          env = await codexTestEnv({ server });
+          const toml = await readFile(env.configPath, "utf8");
+          await writeFile(env.configPath, toml.replace("stream_max_retries = 0", "stream_max_retries = 20"));
+          agent = new Agent(codex({ cwd: env.workDir, env: env.env, inheritEnv: false, killGraceMs: 1000, transport, maxModelRetries: 0 }));
+          // Far past the sixth try (about 7 s in); the 8th comes about 28 s in, the 20th after hours.
+          const { error, retries, pid } = await drainRetries(agent.stream("HTTP_ERROR 502", { signal: AbortSignal.timeout(60_000) }));
+          expect(error).toBeInstanceOf(RunError);
+          expect((error as RunError).reason).toBe("agent_error");
+          expect((error as RunError).message).toMatch(/^model unreachable: Reconnecting\.\.\. 6\/20.*after 1 retry$/);
+          expect(retries.map((message) => /^Reconnecting\.\.\. (\d+)\/20/.exec(message)?.[1])).toEqual(["1", "2", "3", "4", "5", "6"]);
+          expect(alive(pid!)).toBe(false);
+        } finally {
+          await server.close();
+        }
+      },
+    );
+  }
 });

@@ -2,7 +2,7 @@
 // these cross-package suites.
 import type { ThreadStore } from "@adaptor/threadstore";
 import { codexTestEnv, type CodexTestEnv, type OpenAIServer } from "@adaptor/testkit";
-import { Agent, type AgentEvent, type ApprovalRequest } from "adaptor";
+import { Agent, type AgentEvent, type ApprovalRequest, type Stream } from "adaptor";
 import { codex } from "@adaptor/codex";
 import type { CodexHarness } from "../../packages/codex/test/support.js";
 export {
@@ -70,4 +70,25 @@ export async function runAsking(
   const verdict = await stream.result().catch((error: unknown) => error);
   await agent.close();
   return { events, thrown, requests, verdict };
+}
+
+/**
+ * Drains `stream`: the messages of its retry announcements (notices `error` with
+ * `data.willRetry`), the pid of its spawned CLI, and its text or the error it rejected with.
+ */
+export async function drainRetries(
+  stream: Stream,
+): Promise<{ retries: string[]; pid: number | undefined; text: string | undefined; error: unknown }> {
+  const retries: string[] = [];
+  let pid: number | undefined;
+  for await (const event of stream as AsyncIterable<AgentEvent>) {
+    if (event.type === "process" && event.kind === "spawn") pid = event.pid;
+    if (event.type === "notice" && event.kind === "error" && (event.data as { willRetry?: boolean } | undefined)?.willRetry)
+      retries.push(event.message ?? "");
+  }
+  const outcome = await stream.result().then(
+    (result) => ({ text: result.text, error: undefined }),
+    (error: unknown) => ({ text: undefined, error }),
+  );
+  return { retries, pid, ...outcome };
 }

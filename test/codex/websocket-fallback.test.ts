@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { codexTestEnv, refusedLocalPort, startOpenAIServer, type CodexTestEnv, type OpenAIServer } from "@adaptor/testkit";
-import { Agent, RunError, type AgentEvent } from "adaptor";
+import { Agent, RunError } from "adaptor";
 import { codex, type CodexConfig } from "@adaptor/codex";
-import { alive } from "./support.js";
+import { alive, drainRetries } from "./support.js";
 
 // codex's built-in provider pointed at a model server with `openai_base_url` (the route a user
 // takes) opens each turn on a websocket. The scripted server refuses the upgrade (it answers the
@@ -22,19 +22,7 @@ afterEach(async () => {
 async function run(baseUrl: string, config: CodexConfig) {
   env = await codexTestEnv({ baseUrl, provider: "openai" });
   agent = new Agent(codex({ cwd: env.workDir, env: env.env, inheritEnv: false, killGraceMs: 1000, ...config }));
-  const stream = agent.stream("hello over http");
-  const retries: string[] = [];
-  let pid: number | undefined;
-  for await (const event of stream as AsyncIterable<AgentEvent>) {
-    if (event.type === "process" && event.kind === "spawn") pid = event.pid;
-    if (event.type === "notice" && event.kind === "error" && (event.data as { willRetry?: boolean } | undefined)?.willRetry)
-      retries.push(event.message ?? "");
-  }
-  const outcome = await stream.result().then(
-    (result) => ({ text: result.text, error: undefined }),
-    (error: unknown) => ({ text: undefined, error }),
-  );
-  return { ...outcome, retries, pid };
+  return drainRetries(agent.stream("hello over http"));
 }
 
 describe("codex with openai_base_url on a model server without websockets", () => {

@@ -24,6 +24,8 @@ const CAPS = {
   approvals: { permission: MODES, plan_review: ["inherit" as const], question: ["inherit" as const] },
 };
 
+const connect = connectHostTools;
+
 interface Seen {
   readonly handled: unknown[];
   readonly replies: { text: string; isError: boolean }[];
@@ -51,7 +53,7 @@ async function callHostTool(
   const replies: { text: string; isError: boolean }[] = [];
   const asked: ApprovalRequest[] = [];
   const driver = capabilityDriver(CAPS, async (request: DriverRequest, sink) => {
-    const client = await connectHostTools(request);
+    const client = await connect(request);
     for (const [index, args] of calls.entries()) {
       // As a CLI does: the call and its input are reported before the tool is called.
       sink.emit({ type: "tool-call", phase: "start", id: `toolu_${index}`, name: "mcp__adaptor__lookup" });
@@ -176,7 +178,7 @@ describe("host tools follow the run's permission mode", () => {
   it("run() without onApproval under ask: the host tool does not run and the run fails as unanswerable", async () => {
     const handled: unknown[] = [];
     const driver = capabilityDriver(CAPS, async (request: DriverRequest, sink) => {
-      const client = await connectHostTools(request);
+      const client = await connect(request);
       sink.emit({ type: "tool-call", phase: "start", id: "toolu_1", name: "mcp__adaptor__lookup" });
       sink.emit({ type: "tool-call", phase: "end", id: "toolu_1", name: "mcp__adaptor__lookup", input: { id: "o-1" } });
       await client

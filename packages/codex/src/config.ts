@@ -85,8 +85,9 @@ export interface CodexConfig extends CommonDriverConfig {
    * doubling backoff (about 5, 10, 20, 40 s…), and those announcements are output, so without this
    * bound only `timeoutMs` would end the run. Retries codex counts itself ("Reconnecting... n/m": a
    * response stream retried under `stream_max_retries`, or the built-in provider's 5 websocket
-   * tries before it falls back to HTTP POST) are not counted: codex ends them by failing the turn or
-   * by that fallback. With the default 3 an unreachable server ends the run about 35 s after the
+   * tries before it falls back to HTTP POST) are not counted up to the 5th try: codex ends them by
+   * failing the turn or by that fallback within about 6 s. A later try of such a series (a
+   * provider's own `stream_max_retries` above 5, whose backoff doubles without a cap) counts. With the default 3 an unreachable server ends the run about 35 s after the
    * turn started (about 6 s more on the built-in provider, for its websocket tries); 0 ends the turn
    * at the first announcement counted. Default 3.
    */

@@ -124,7 +124,8 @@ export async function prepareHostTools(prep: Preparation): Promise<void> {
           }
           return { text: UNMADE_TEXT, isError: true };
         }
-        // From here the CLI waits on the host: the run's stall watchdog does not count this time.
+        // From here the CLI waits on the host: the run's stall watchdog does not count this time
+        // (until the call settles, or the CLI gave up on it).
         return binding.serve(async () => {
           const toolCallId = matched;
           const parentToolCallId = binding.callIds.parentOf(matched);
@@ -191,7 +192,7 @@ export async function prepareHostTools(prep: Preparation): Promise<void> {
             isError: outcome.kind !== "success",
             ...(outcome.kind === "success" && outcome.structured ? { structuredContent: outcome.structured } : {}),
           };
-        });
+        }, call.signal);
       },
     },
     prep.signal,

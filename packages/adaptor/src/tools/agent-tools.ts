@@ -43,9 +43,11 @@ export interface RunToolBinding {
   readonly callIds: HostCallIds;
   /**
    * Runs `work`, one call of the agent's host tool (its hooks, approval and handler), counted as
-   * host work the CLI waits on until it settles: {@link busy} is true meanwhile.
+   * host work the CLI waits on until it settles or `signal` (the call's: aborted when the CLI gave
+   * up on the call or the run ended) aborts, whichever comes first: {@link busy} is true meanwhile.
+   * A handler that ignores its signal runs on uncounted.
    */
-  serve<T>(work: () => Promise<T>): Promise<T>;
+  serve<T>(work: () => Promise<T>, signal: AbortSignal): Promise<T>;
   /** True while a host-tool call of this run is being served (the CLI waits on it: not a stall). */
   busy(): boolean;
   /**
@@ -100,12 +102,21 @@ export class AgentTools {
         HOST_TOOL_SERVER_NAME,
         this.#tools.map((tool) => tool.name),
       ),
-      serve: async (work) => {
-        serving += 1;
+      serve: async (work, signal) => {
+        let counted = !signal.aborted;
+        const done = (): void => {
+          if (counted) serving -= 1;
+          counted = false;
+        };
+        if (counted) {
+          serving += 1;
+          signal.addEventListener("abort", done, { once: true });
+        }
         try {
           return await work();
         } finally {
-          serving -= 1;
+          signal.removeEventListener("abort", done);
+          done();
         }
       },
       busy: () => serving > 0,

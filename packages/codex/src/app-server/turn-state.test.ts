@@ -348,6 +348,14 @@ describe("AppServerTurnState model-call retries", () => {
     expect(state.gaveUp?.retries).toBe(2);
   });
 
+  it("a counted retry past codex's 5th try counts (a provider's own long stream_max_retries)", () => {
+    const state = retrying(1);
+    for (let n = 1; n <= 5; n++) expect(state.accept("error", retry(`Reconnecting... ${n}/20`), "")).toBe(false);
+    expect(state.accept("error", retry("Reconnecting... 6/20"), "")).toBe(false);
+    expect(state.accept("error", retry("Reconnecting... 7/20"), "")).toBe(true);
+    expect(state.gaveUp).toMatchObject({ message: "Reconnecting... 7/20", retries: 2 });
+  });
+
   it("an error codex will not retry is not counted (its turn/completed carries the verdict)", () => {
     const state = retrying(0);
     expect(state.accept("error", retry("fatal", false), "")).toBe(false);

@@ -9,7 +9,7 @@ import type { FileUpdateChange } from "../protocol/generated/v2/FileUpdateChange
 import { DeltaLineTemplates, type DeltaMethod } from "./delta-lines.js";
 import { DeltaLineReader } from "./parse-line.js";
 import { STILL_RUNNING } from "../turn-end.js";
-import { retryAnnouncement } from "../retry-announcement.js";
+import { leftToCodex, retryAnnouncement } from "../retry-announcement.js";
 
 type Emit = (event: DriverEvent) => void;
 
@@ -124,8 +124,8 @@ export function resultOf(item: ThreadItem, streamed: string | undefined): { outp
  *   nothing to the thread's running `total`: see {@link previousTotal}); `turn/plan/updated` → notice `plan`;
  *   `turn/diff/updated` → notice `diff`; `error` → notice `error`; warnings → notice `warning`;
  * - more consecutive `error`s with `willRetry: true` than allowed, with no model output (a delta, an
- *   item, a usage update) in between, end the turn: {@link gaveUp}. Retries codex counts itself
- *   (`Reconnecting... n/m`) are not counted: codex bounds them.
+ *   item, a usage update) in between, end the turn: {@link gaveUp}. The first tries of a retry
+ *   codex counts itself (`Reconnecting... n/m`, see {@link leftToCodex}) are not counted: codex bounds them.
  *
  * Terminal means terminal: the turn's first `turn/completed` decides it; what comes after it
  * (another `turn/completed`, deltas, items) is dropped and counted in {@link late}. A tool call
@@ -214,9 +214,9 @@ export class AppServerTurnState {
   /**
    * @param maxRetries how many consecutive `error` notifications with `willRetry: true` (codex
    * retrying a model call) may arrive with no model output in between; the next one ends the turn
-   * ({@link gaveUp}, {@link accept} returns true). A retry codex counts itself (message
-   * `Reconnecting... n/m`, see {@link retryAnnouncement}) is not counted: codex ends those at `m`,
-   * by failing the turn or by falling back from a websocket to HTTP. Default: no bound.
+   * ({@link gaveUp}, {@link accept} returns true). The first tries of a retry codex counts itself
+   * (message `Reconnecting... n/m`, see {@link leftToCodex}) are not counted: codex ends those at
+   * `m`, by failing the turn or by falling back from a websocket to HTTP. Default: no bound.
    */
   constructor(emit: Emit, maxRetries = Number.POSITIVE_INFINITY) {
     this.#emit = emit;
@@ -497,9 +497,9 @@ export class AppServerTurnState {
           data: { willRetry: message.params.willRetry, codexErrorInfo: message.params.error.codexErrorInfo },
         });
         if (!message.params.willRetry || this.gaveUp) return false;
-        // A retry codex counts (`Reconnecting... n/m`) is left to codex's own bound: after it codex
+        // codex's first counted tries (`Reconnecting... n/m`) are left to its own bound: after them it
         // fails the turn or falls back from a websocket to HTTP, where the turn may well succeed.
-        if (retryAnnouncement(message.params.error.message)?.maxAttempts !== undefined) return false;
+        if (leftToCodex(retryAnnouncement(message.params.error.message))) return false;
         this.#retries++;
         if (this.#retries <= this.#maxRetries) return false;
         this.gaveUp = {

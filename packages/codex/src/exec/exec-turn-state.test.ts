@@ -47,6 +47,14 @@ describe("ExecTurnState model-call retries (exec error lines carry only a messag
     expect(s.gaveUp).toEqual({ message: NETWORK, retries: 3 });
   });
 
+  it("a counted retry past codex's 5th try counts (a provider's own long stream_max_retries)", () => {
+    const { state: s } = state(1);
+    const long = (n: number) => `Reconnecting... ${n}/20 (unexpected status 502 Bad Gateway: scripted error 502)`;
+    for (let n = 1; n <= 6; n++) expect(s.accept(error(long(n)), "")).toBe(false);
+    expect(s.accept(error(long(7)), "")).toBe(true);
+    expect(s.gaveUp).toEqual({ message: long(7), retries: 2 });
+  });
+
   it("accepts leading blanks and a single-character ellipsis; not a message that only mentions reconnecting", () => {
     const { state: s, notices } = state();
     for (const message of ["  Reconnecting... 3/5 (x)", "Reconnecting\u2026 waiting for network", "stream error; Reconnecting... later"])

@@ -1,7 +1,7 @@
 import type { DriverEvent, Usage } from "@adaptor/driver";
 import { sessionInit, TranscriptLog } from "@adaptor/driver/kit";
 import type { ExecEvent, ExecItem, ExecUsage } from "./exec-events.js";
-import { retryAnnouncement } from "../retry-announcement.js";
+import { leftToCodex, retryAnnouncement } from "../retry-announcement.js";
 import { STILL_RUNNING } from "../turn-end.js";
 
 type Emit = (event: DriverEvent) => void;
@@ -43,9 +43,9 @@ export class ExecTurnState {
   /**
    * @param maxRetries how many consecutive retry announcements (an `error` line whose message
    * starts with codex's `Reconnecting...`, see {@link retryAnnouncement}) may arrive with no item in
-   * between; the next one ends the turn ({@link gaveUp}, {@link accept} returns true). A retry
-   * codex counts itself (`Reconnecting... n/m`) is not counted: codex ends those at `m`, by failing
-   * the turn or by falling back from a websocket to HTTP. Each `error` line is a notice `error` with
+   * between; the next one ends the turn ({@link gaveUp}, {@link accept} returns true). The first
+   * tries of a retry codex counts itself (`Reconnecting... n/m`, see {@link leftToCodex}) are not
+   * counted: codex ends those at `m`, by failing the turn or by falling back from a websocket to HTTP. Each `error` line is a notice `error` with
    * `data.willRetry` (and `attempt` / `maxAttempts` when codex counts them). Default: no bound.
    */
   constructor(emit: Emit, maxRetries = Number.POSITIVE_INFINITY) {
@@ -121,9 +121,9 @@ export class ExecTurnState {
       case "error": {
         const retry = retryAnnouncement(event.message);
         this.#emit({ type: "notice", kind: "error", message: event.message, data: { willRetry: retry !== undefined, ...retry } });
-        // A retry codex counts (`n/m`) is left to codex's own bound: after it codex fails the turn
+        // codex's first counted tries (`n/m`) are left to its own bound: after them it fails the turn
         // or falls back from a websocket to HTTP, where the turn may well succeed.
-        if (retry === undefined || retry.maxAttempts !== undefined || this.gaveUp) return false;
+        if (retry === undefined || leftToCodex(retry) || this.gaveUp) return false;
         if (++this.#retries <= this.#maxRetries) return false;
         this.gaveUp = { message: event.message, retries: this.#retries };
         return true;

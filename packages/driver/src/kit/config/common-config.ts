@@ -50,7 +50,8 @@ export interface CommonDriverConfig {
   /**
    * ms a run may go without any output from the CLI (stdout or stderr), not counting time spent
    * waiting on a human's approval or a host hook, nor time one of the Agent's host tools
-   * (`defineTool`) runs while the CLI waits on it, before it is ended as stalled: the run rejects with a
+   * (`defineTool`) runs while the CLI waits on it (so a host tool that never returns is ended by the
+   * run's `timeoutMs`, a cancel or the CLI's own tool timeout, not by this), before it is ended as stalled: the run rejects with a
    * DriverError coded `TIMEOUT` (op `"stall"`; `FORCE_KILLED` wrapping it when SIGTERM was not
    * enough). `0` turns the watchdog off. Default 600,000 (10 minutes); at most 2^31-1.
    */
