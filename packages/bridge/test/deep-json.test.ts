@@ -111,15 +111,15 @@ describe("a value nested thousands of levels deep or not encodable as JSON: the 
     expect(replayed.map((m) => m.data["type"])).toEqual(types);
   });
 
-  it("raw: an approval whose input is nested 5000 deep goes out cut, is answered, and the run finishes ok", async () => {
+  it("raw: an approval whose input is nested 5000 deep is denied without asking (nobody can read it all), and the run finishes ok", async () => {
     const { url, settledRun } = await serveHostile();
     const messages = await rawRun(url, "deep-ask go");
     const types = messages.map((m) => m.data["type"]);
-    expect(types).toContain("approval-request");
+    expect(types).not.toContain("approval-request");
+    const notice = messages.find((m) => m.data["type"] === "notice" && m.data["kind"] === "approval.unreadable");
+    expect(notice?.data["message"]).toMatch(/nest deeper than 64 levels/);
     expect(types.at(-1)).toBe("run-finished");
     expect(messages.at(-1)!.data["ok"]).toBe(true);
-    const request = messages.find((m) => m.data["type"] === "approval-request")!.data["request"] as { input: unknown };
-    expect(JSON.stringify(request.input)).toContain("[nested deeper than 64 levels]");
     // The bridge reports the run ok, as its stream does.
     expect((await settledRun(lastRunId)).error).toBeUndefined();
   });
@@ -144,9 +144,9 @@ describe("a value nested thousands of levels deep or not encodable as JSON: the 
       expect(events.map((e) => e.type).at(-1)).toBe("RUN_FINISHED");
     }
     const asked = await agUiRun(url, "deep-ask go");
-    // The approval goes out and is answered instead of the run being cancelled.
+    // The approval is denied without asking (nobody can read it all) instead of the run being cancelled.
     expect(asked.map((e) => e.type).at(-1)).toBe("RUN_FINISHED");
-    expect(JSON.stringify(asked)).toContain("[nested deeper than 64 levels]");
+    expect(JSON.stringify(asked)).toContain("approval.unreadable");
   });
 
   it("ag-ui: an input whose state is nested 5000 deep is a 400 bad_request, and no run starts", async () => {

@@ -16,6 +16,29 @@ async function askedId(handle: RunHandle): Promise<string> {
   throw new Error("no approval-request event");
 }
 
+/**
+ * A worker host on `workerUrl` and a front host on `url` (both in `schema`); the front submits a run
+ * (a thread turn when `threadKey` is given) that asks one approval (deadline 60 s) and, approved,
+ * answers "after the approval". Resolves once the approval is asked, with its id.
+ */
+async function waitingRun(
+  url: string,
+  workerUrl: string,
+  schema: string,
+  closers: (() => Promise<void>)[],
+  threadKey: string | undefined,
+): Promise<{ front: Fleet; handle: RunHandle; id: string }> {
+  const back = await fakeCliHost(workerUrl, schema, closers);
+  await back.worker(({ threadStore }) => new Agent(fakeCodex("unused"), { threadStore: threadStore! }));
+  const front = await fakeCliHost(url, schema, closers);
+  const runOptions = {
+    ...fakeRun(fakeCodexSteps("after the approval", { ask: "npm test" })),
+    policy: { approvals: { timeoutMs: 60_000 } },
+  };
+  const handle = await front.submit("run the tests", { runOptions, ...(threadKey !== undefined ? { threadKey } : {}) });
+  return { front, handle, id: await askedId(handle) };
+}
+
 onFakeCliFleet("fleet approval connection loss", ({ url, closers }) => {
   describe("fleet approval connection loss", () => {
     it.each([
@@ -27,15 +50,8 @@ onFakeCliFleet("fleet approval connection loss", ({ url, closers }) => {
         const schema = freshSchema("connloss");
         // The worker's host names its connections, so that only they are ended.
         const name = `worker_${randomBytes(4).toString("hex")}`;
-        const back = await fakeCliHost(`${url}${url.includes("?") ? "&" : "?"}application_name=${name}`, schema, closers);
-        await back.worker(({ threadStore }) => new Agent(fakeCodex("unused"), { threadStore: threadStore! }));
-        const front = await fakeCliHost(url, schema, closers);
-        const runOptions = {
-          ...fakeRun(fakeCodexSteps("after the approval", { ask: "npm test" })),
-          policy: { approvals: { timeoutMs: 60_000 } },
-        };
-        const handle = await front.submit("run the tests", { runOptions, ...(threadKey !== undefined ? { threadKey } : {}) });
-        const id = await askedId(handle);
+        const workerUrl = `${url}${url.includes("?") ? "&" : "?"}application_name=${name}`;
+        const { front, handle, id } = await waitingRun(url, workerUrl, schema, closers, threadKey);
         const admin = new pg.Client({ connectionString: url });
         await admin.connect();
         try {
@@ -76,15 +92,7 @@ onFakeCliFleet("fleet approval connection loss", ({ url, closers }) => {
         const proxy = new TcpProxy(url);
         closers.push(() => proxy.close());
         const through = await proxy.listenSocket(url);
-        const back = await fakeCliHost(through, schema, closers);
-        await back.worker(({ threadStore }) => new Agent(fakeCodex("unused"), { threadStore: threadStore! }));
-        const front = await fakeCliHost(url, schema, closers);
-        const runOptions = {
-          ...fakeRun(fakeCodexSteps("after the approval", { ask: "npm test" })),
-          policy: { approvals: { timeoutMs: 60_000 } },
-        };
-        const handle = await front.submit("run the tests", { runOptions, ...(threadKey !== undefined ? { threadKey } : {}) });
-        const id = await askedId(handle);
+        const { front, handle, id } = await waitingRun(url, through, schema, closers, threadKey);
         await proxy.cut();
         // The outage lasts a few seconds (the heartbeat is 10 s): the worker's LISTEN connection,
         // its approval reads and (for a thread turn) its lease renewals are refused meanwhile.

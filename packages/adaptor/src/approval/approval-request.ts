@@ -127,9 +127,10 @@ export class ApprovalRequest {
    */
   readonly parentToolCallId: string | undefined;
   /**
-   * The input the CLI proposes for the tool, nested at most 64 levels: a deeper object or array is
-   * replaced by the string `"[nested deeper than 64 levels]"` (`JSON_DEPTH_MAX` of
-   * `@adaptor/driver/kit`), so that the request encodes as JSON.
+   * The input the CLI proposes for the tool, nested at most 64 levels (`JSON_DEPTH_MAX` of
+   * `@adaptor/driver/kit`): an ask whose input or details nest deeper is never made a request (the
+   * CLI would run what nobody is shown): it is denied without asking, a `notice`
+   * `approval.unreadable` saying so.
    */
   readonly input: unknown;
   /**

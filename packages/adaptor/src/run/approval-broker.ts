@@ -1,6 +1,6 @@
 import { isError } from "@adaptor/errors";
 import type { ApprovalAsk, ApprovalDecision, ApprovalKind, ApprovalMode, DriverFailure } from "@adaptor/driver";
-import { realDirectory } from "@adaptor/driver/kit";
+import { JSON_DEPTH_MAX, realDirectory } from "@adaptor/driver/kit";
 import { v7 as uuidv7 } from "uuid";
 import { ErrApprovalResolved } from "../errors/sentinels.js";
 import type { EventQueue } from "../events/event-queue.js";
@@ -20,6 +20,7 @@ import {
   type RuleSubject,
 } from "../approval/approval-rule.js";
 import type { StoredAnswers } from "../suspend/turn-data.js";
+import { askCutInDepth } from "./bounded-values.js";
 import { presetRules, type ApprovalPolicyRule } from "../approval/policy-rules.js";
 import type { HeldRule } from "../approval/mode-switch.js";
 
@@ -246,6 +247,8 @@ export class ApprovalBroker {
         this.#fail("approval_denied", `${ask.title}: denied by policy`, ask, 1);
       return decision;
     }
+    // Fails closed: the CLI would run the whole input, but a handler or a rule sees it cut.
+    if (askCutInDepth(ask)) return this.#unreadable(ask);
     const remembered = this.#rules.match(this.#subject(ask));
     if (remembered) return this.#byRule(ask, remembered);
     // A stored approval keeps no form schema or URL: an elicitation asked in a suspending turn (its
@@ -521,6 +524,25 @@ export class ApprovalBroker {
       auto: true,
     });
     return decision;
+  }
+
+  /**
+   * An ask whose input or details nest deeper than `JSON_DEPTH_MAX` levels (cut where it entered
+   * the SDK): denied without asking, since nobody (a handler, a rule) can read all the CLI would
+   * run; a `notice` of kind `approval.unreadable` records it. The run goes on (no `onReject`).
+   */
+  #unreadable(ask: ApprovalAsk): ApprovalDecision {
+    const id = uuidv7();
+    const reason = `its input or details nest deeper than ${JSON_DEPTH_MAX} levels: nobody can be shown all the CLI would run; denied without asking`;
+    this.#notice("approval.requested", { id, kind: ask.kind, toolName: ask.toolName, attempt: 1 });
+    this.#init.queue.push({
+      type: "notice",
+      kind: "approval.unreadable",
+      message: `${ask.title}: ${reason}`,
+      data: { id, kind: ask.kind, toolName: ask.toolName, toolCallId: ask.toolCallId },
+    });
+    this.#notice("approval.resolved", { id, kind: ask.kind, outcome: "denied", attempt: 1 });
+    return { outcome: "deny", reason };
   }
 
   /** No handler and nobody reads the events: an immediate timeout, with a message that says what to do. */

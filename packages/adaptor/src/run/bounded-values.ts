@@ -37,10 +37,22 @@ function boundTitle(title: string): string {
   return title.length <= APPROVAL_TITLE_MAX_LENGTH ? title : `${boundLength(title, APPROVAL_TITLE_MAX_LENGTH - 1)}…`;
 }
 
+/** The asks {@link boundedAsk} returned with their `input` or `details` cut in depth. */
+const depthCut = new WeakSet<ApprovalAsk>();
+
+/**
+ * Whether {@link boundedAsk} cut `ask`'s `input` or `details` in depth: part of what the CLI would
+ * run is then shown to nobody (a handler, a rule), so the ask is denied without asking.
+ */
+export function askCutInDepth(ask: ApprovalAsk): boolean {
+  return depthCut.has(ask);
+}
+
 /**
  * `ask` with its `toolName` cut to {@link TOOL_NAME_MAX_LENGTH} characters, its `title` to
  * {@link APPROVAL_TITLE_MAX_LENGTH}, and its `input` and `details` nested deeper than
- * `JSON_DEPTH_MAX` levels cut there (see `boundDepth`); `ask` itself when all fits.
+ * `JSON_DEPTH_MAX` levels cut there (see `boundDepth`; {@link askCutInDepth} then says so); `ask`
+ * itself when all fits.
  */
 export function boundedAsk(ask: ApprovalAsk): ApprovalAsk {
   const name: unknown = ask.toolName;
@@ -50,11 +62,13 @@ export function boundedAsk(ask: ApprovalAsk): ApprovalAsk {
   const deepInput = ask.input !== undefined && nestsDeeperThan(ask.input);
   const deepDetails = ask.details !== undefined && nestsDeeperThan(ask.details);
   if (!longName && !longTitle && !deepInput && !deepDetails) return ask;
-  return {
+  const bounded: ApprovalAsk = {
     ...ask,
     ...(longName ? { toolName: boundToolName(name) } : {}),
     ...(longTitle ? { title: boundTitle(title) } : {}),
     ...(deepInput ? { input: boundDepth(ask.input) } : {}),
     ...(deepDetails ? { details: boundDepth(ask.details) } : {}),
   };
+  if (deepInput || deepDetails) depthCut.add(bounded);
+  return bounded;
 }

@@ -19,7 +19,11 @@ export interface ApprovalAsk {
   readonly toolCallId?: string;
   /** The delegation's tool call id when a subagent makes the call (see `ToolCallEvent.parentToolCallId`). */
   readonly parentToolCallId?: string;
-  /** The tool input the CLI proposes; the SDK cuts it at 64 levels of nesting, as `ToolCallEvent.input`. */
+  /**
+   * The tool input the CLI proposes. Nested deeper than 64 levels (it or {@link details}), the SDK
+   * denies the ask without asking anyone (the mode `auto_approve` still approves it) and carries it
+   * cut there, as `ToolCallEvent.input`.
+   */
   readonly input?: unknown;
   /**
    * For a `question`: its options (the host may also answer free text). For a `permission`: the

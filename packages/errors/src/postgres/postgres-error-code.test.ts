@@ -60,4 +60,18 @@ describe("postgresConnectionLost / postgresErrorCode", () => {
     expect(postgresErrorCode(coded("40001"))).toBe(ErrCode.ServiceUnavailable);
     expect(postgresErrorCode(coded("ENOENT", { syscall: "open" }))).toBe(ErrCode.Internal);
   });
+
+  it("a server that answers but refuses the login or the database (28P01, 3D000), or a socket the process may not open (EACCES, EPERM on the connect), is no outage: waiting cannot mend it", () => {
+    const coded = (code: string, extra: object = {}) => Object.assign(new Error(code), { code, ...extra });
+    for (const refused of [
+      coded("28P01"),
+      coded("28000"),
+      coded("3D000"),
+      coded("EACCES", { syscall: "connect" }),
+      coded("EPERM", { syscall: "connect" }),
+    ]) {
+      expect([refused.message, postgresConnectionLost(refused)]).toEqual([refused.message, false]);
+      expect([refused.message, postgresErrorCode(refused)]).not.toEqual([refused.message, ErrCode.ServiceUnavailable]);
+    }
+  });
 });

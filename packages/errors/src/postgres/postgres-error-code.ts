@@ -12,10 +12,14 @@ const CONNECTION_ERRNO = new Set([
   "EAI_AGAIN",
 ]);
 
+/** Socket errors of a connect the process is not allowed to make (a Unix socket's mode, a local firewall rule). */
+const CONNECT_FORBIDDEN = new Set(["EACCES", "EPERM"]);
+
 /**
  * True for a failure of the `pg` client for want of a connection to the server: one that could not
  * be made (any socket error of the connect itself, e.g. `ENOENT` for a Unix socket whose server is
- * stopped, `ECONNREFUSED`, an unknown host) or that was lost (class 08, 57P such as a server
+ * stopped, `ECONNREFUSED`, an unknown host; not `EACCES` or `EPERM`, a socket the process may not
+ * open, nor a login or database the server refuses, such as `28P01` or `3D000`) or that was lost (class 08, 57P such as a server
  * shutting down or starting up, a reset or ended socket). A later query on a fresh connection can
  * succeed once the server is back.
  */
@@ -24,7 +28,8 @@ export function postgresConnectionLost(cause: unknown): boolean {
   const { code, syscall } = cause as { code?: unknown; syscall?: unknown };
   if (typeof code === "string") {
     if (CONNECTION_ERRNO.has(code) || code.startsWith("08") || code.startsWith("57P")) return true;
-    if (syscall === "connect" && /^E[A-Z]+$/.test(code)) return true;
+    // A socket the process may not open (its directory's or file's mode) stays so: no outage.
+    if (syscall === "connect" && /^E[A-Z]+$/.test(code) && !CONNECT_FORBIDDEN.has(code)) return true;
   }
   return cause instanceof Error && /Connection terminated|not queryable/i.test(cause.message);
 }

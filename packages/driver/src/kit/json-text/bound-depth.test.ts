@@ -40,10 +40,20 @@ describe("boundDepth", () => {
     expect(JSON.stringify(cut["deep"])).toBe(`[[${JSON.stringify(JSON_DEPTH_PLACEHOLDER)}]]`);
   });
 
-  it("a cyclic value counts as too deep and is cut", () => {
+  it("a cyclic value counts as too deep and is cut where it repeats", () => {
     const cyclic: Record<string, unknown> = {};
     cyclic["self"] = cyclic;
     expect(nestsDeeperThan(cyclic, 4)).toBe(true);
-    expect(JSON.stringify(boundDepth(cyclic, 2))).toBe(`{"self":{"self":${JSON.stringify(JSON_DEPTH_PLACEHOLDER)}}}`);
+    expect(JSON.stringify(boundDepth(cyclic, 2))).toBe(`{"self":${JSON.stringify(JSON_DEPTH_PLACEHOLDER)}}`);
+  });
+});
+
+describe("boundDepth of a cycle that branches", () => {
+  it("a cyclic value whose object refers to itself twice is cut at once where it repeats, not copied 2^64 times", () => {
+    const cyclic: Record<string, unknown> = { n: 1 };
+    cyclic["a"] = cyclic;
+    cyclic["b"] = cyclic;
+    const cut = boundDepth(cyclic) as Record<string, unknown>;
+    expect(JSON.stringify(cut)).toBe(`{"n":1,"a":${JSON.stringify(JSON_DEPTH_PLACEHOLDER)},"b":${JSON.stringify(JSON_DEPTH_PLACEHOLDER)}}`);
   });
 });

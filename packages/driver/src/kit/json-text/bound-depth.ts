@@ -35,17 +35,25 @@ function tooDeep(value: unknown, left: number): boolean {
  * `value` with every object or array nested deeper than `max` levels replaced by
  * {@link JSON_DEPTH_PLACEHOLDER}: a value JSON can encode whatever the depth it came with. Only the
  * objects and arrays on the way to a cut are copied (plain copies of their own enumerable
- * properties); `value` itself is returned when it fits, and is never changed.
+ * properties); `value` itself is returned when it fits, and is never changed. An object that holds
+ * itself is replaced by the placeholder where it repeats.
  * @param max the deepest nesting kept, a positive integer; default {@link JSON_DEPTH_MAX}.
  */
 export function boundDepth<T>(value: T, max: number = JSON_DEPTH_MAX): T {
   return (tooDeep(value, max) ? cut(value, max) : value) as T;
 }
 
-function cut(value: unknown, left: number): unknown {
+function cut(value: unknown, left: number, path: Set<object> = new Set()): unknown {
   if (typeof value !== "object" || value === null) return value;
-  if (left === 0) return JSON_DEPTH_PLACEHOLDER;
+  // An object that holds itself (a cycle) is cut where it repeats: copied down to the depth, a
+  // cycle that branches would be copied exponentially many times.
+  if (left === 0 || path.has(value)) return JSON_DEPTH_PLACEHOLDER;
   if (!tooDeep(value, left)) return value;
-  if (Array.isArray(value)) return value.map((child: unknown) => cut(child, left - 1));
-  return Object.fromEntries(Object.entries(value).map(([key, child]) => [key, cut(child, left - 1)]));
+  path.add(value);
+  try {
+    if (Array.isArray(value)) return value.map((child: unknown) => cut(child, left - 1, path));
+    return Object.fromEntries(Object.entries(value).map(([key, child]) => [key, cut(child, left - 1, path)]));
+  } finally {
+    path.delete(value);
+  }
 }
