@@ -170,6 +170,23 @@ describe("approval rules: what a rule matches", () => {
       expect(ruleMatches(deny, bash(command)), command).toBe(false);
   });
 
+  it("a deny command rule reads a backslash-newline as the shell does: a line continuation, gone", () => {
+    const deny = { toolName: "Bash", commandPrefix: "rm" };
+    const terminal = (input: Record<string, unknown>): ApprovalAsk => ({
+      kind: "permission",
+      title: "t",
+      toolName: "terminal/create",
+      input,
+    });
+    for (const command of ["r\\\nm -f x", "r\\\r\nm -f x", "/bin/bash -lc 'r\\\nm -f x'", "true; \\\nr\\\nm x"])
+      expect(ruleMatches(deny, bash(command), undefined, "any"), JSON.stringify(command)).toBe(true);
+    expect(ruleMatches({ commandPrefix: "rm" }, terminal({ command: "sh", args: ["-c", "r\\\nm -f x"] }), undefined, "any")).toBe(true);
+    expect(ruleMatches({ commandPrefix: "rm" }, terminal({ command: "r\\\nm -f x" }), undefined, "any")).toBe(true);
+    expect(ruleMatches({ toolName: "Bash", commandPrefix: "git push" }, bash("git pu\\\nsh origin"), undefined, "any")).toBe(true);
+    // A newline without a backslash still parts two words.
+    expect(ruleMatches(deny, bash("r\nm -f x"), undefined, "any")).toBe(false);
+  });
+
   it("an argv command (codex legacy asks) is compared joined with spaces", () => {
     expect(
       ruleMatches({ toolName: "shell", command: "ls -la" }, { kind: "permission", toolName: "shell", input: { command: ["ls", "-la"] } }),

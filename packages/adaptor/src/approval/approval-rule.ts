@@ -284,8 +284,9 @@ function innermost(input: unknown): string | undefined {
  * denied too. The command is first unwrapped from the shell wrappers the matcher reads
  * ({@link wrappedCommand}). The rule then matches when its first word is any word of the command
  * (`rm -rf x; true`, `/bin/rm -rf x`, `FOO=1 rm -rf x`, `sudo rm -rf x`, `chrt 0 rm -rf x`,
- * `bash -lc $'rm -rf x'`, and also `grep rm notes.txt`), compared by basename after quotes and
- * backslashes are dropped (a deny of `/bin/rm` matches `rm -rf x`), and its other words follow in
+ * `bash -lc $'rm -rf x'`, and also `grep rm notes.txt`), compared by basename after line
+ * continuations (a backslash before a newline, with the newline) and then quotes and backslashes are
+ * dropped (a deny of `/bin/rm` matches `rm -rf x` and `r\⏎m -rf x`), and its other words follow in
  * order. No list of launchers is kept: any program may run the words after it. A program the
  * command runs in a way no word shows (a script, a variable, an alias, a glob) is not found: a deny
  * rule is not a sandbox.
@@ -297,8 +298,10 @@ function denyMatches(rule: ApprovalRule, input: unknown): boolean {
   const command = innermost(input);
   // No command to compare with: the call cannot be shown not to run the denied one.
   if (command === undefined) return true;
+  // A backslash before a newline continues the line: the shell joins the words around it (`r\⏎m` is `rm`).
   const loosely = (text: string): string[] =>
     text
+      .replace(/\\\r?\n/g, "")
       .replace(/[\\'"]/g, "")
       .split(WORD_BREAK)
       .filter((word) => word !== "");
