@@ -387,6 +387,27 @@ describe("approval rules never widen what the host allowed", () => {
     expect((decisions as ApprovalDecision[]).map((d) => d.outcome)).toEqual(["approve", "deny", "deny", "deny", "approve"]);
   });
 
+  it("an up-front allow never approves a call with variables of its own: it is asked", async () => {
+    const ask = (input: Record<string, unknown>): ApprovalAsk => ({ kind: "permission", title: "t", toolName: "terminal/create", input });
+    const asks = [
+      ask({ command: "bash", args: ["-c", "ls"], cwd: "/work/repo", env: [{ name: "BASH_ENV", value: "/tmp/evil.sh" }] }),
+      ask({ command: "ls", env: [{ name: "BASH_ENV", value: "/tmp/evil.sh" }] }),
+      ask({ command: "ls", env: [] }),
+      ask({ command: "ls" }),
+    ];
+    const { requests, decisions } = await run(asks, (request) => request.deny("asked"), {
+      approvals: {
+        permission: "ask",
+        rules: [
+          { command: "ls", outcome: "approve" },
+          { command: "bash -c ls", outcome: "approve" },
+        ],
+      },
+    });
+    expect(requests.map((r) => r.input)).toEqual([asks[0]!.input, asks[1]!.input]);
+    expect((decisions as ApprovalDecision[]).map((d) => d.outcome)).toEqual(["deny", "deny", "approve", "approve"]);
+  });
+
   it("a codex command rule does not follow the command into another working directory", async () => {
     const shell = (cwd: string): ApprovalAsk => ({
       kind: "permission",

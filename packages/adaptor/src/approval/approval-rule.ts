@@ -93,6 +93,8 @@ export interface RememberedRule {
    * directory, arguments, environment, background flag), as canonical JSON ({@link contextOf}); a
    * later allow matches only with the same, so "always allow `npm test`" never allows it in another
    * folder or environment. A deny ignores it: "never `rm`" holds in every folder and environment.
+   * An allow without it (an up-front rule, a tool or path rule) never matches a call carrying
+   * environment variables of its own (a non-empty `env`).
    */
   readonly context?: string | undefined;
   /**
@@ -420,6 +422,19 @@ export function contextOf(rule: ApprovalRule, input: unknown): string | undefine
   return canonical(rest);
 }
 
+/**
+ * Whether a call's input carries environment variables of its own: a non-empty `env` (ACP
+ * `terminal/create`'s `[{ name, value }]`, or an object of names), which change what a command
+ * does whatever its words.
+ */
+function carriesVariables(input: unknown): boolean {
+  if (typeof input !== "object" || input === null || Array.isArray(input)) return false;
+  const env = (input as Record<string, unknown>)["env"];
+  if (env === undefined || env === null) return false;
+  if (Array.isArray(env)) return env.length > 0;
+  return typeof env !== "object" || Object.keys(env).length > 0;
+}
+
 /** Whether `file` is `folder` or inside it (both absolute; `.` and `..` resolved). */
 function inside(file: string, folder: string): boolean {
   if (!path.isAbsolute(file)) return false;
@@ -743,10 +758,13 @@ export class ApprovalRules {
     const matching = this.#rules.filter(
       (remembered) =>
         ruleMatches(remembered.rule, subject, remembered.realFolder, remembered.decision.outcome === "deny" ? "any" : "every") &&
-        // A deny holds in any working directory and environment; an allow only in the answered ask's.
+        // A deny holds in any working directory and environment; an allow only in the answered ask's,
+        // and one that kept no answered ask's input (an up-front rule, a tool or path rule) never
+        // approves a call carrying variables of its own (`BASH_ENV`, `LD_PRELOAD`): it is asked.
         (remembered.decision.outcome === "deny" ||
-          remembered.context === undefined ||
-          contextOf(remembered.rule, subject.input) === remembered.context),
+          (remembered.context === undefined
+            ? !carriesVariables(subject.input)
+            : contextOf(remembered.rule, subject.input) === remembered.context)),
     );
     return matching.find((remembered) => remembered.decision.outcome === "deny") ?? matching[0];
   }
