@@ -170,6 +170,23 @@ describe("approval rules: what a rule matches", () => {
       expect(ruleMatches(deny, bash(command)), command).toBe(false);
   });
 
+  it("a deny command rule reads a backslash-newline as the shell does: a line continuation, gone", () => {
+    const deny = { toolName: "Bash", commandPrefix: "rm" };
+    const terminal = (input: Record<string, unknown>): ApprovalAsk => ({
+      kind: "permission",
+      title: "t",
+      toolName: "terminal/create",
+      input,
+    });
+    for (const command of ["r\\\nm -f x", "r\\\r\nm -f x", "/bin/bash -lc 'r\\\nm -f x'", "true; \\\nr\\\nm x"])
+      expect(ruleMatches(deny, bash(command), undefined, "any"), JSON.stringify(command)).toBe(true);
+    expect(ruleMatches({ commandPrefix: "rm" }, terminal({ command: "sh", args: ["-c", "r\\\nm -f x"] }), undefined, "any")).toBe(true);
+    expect(ruleMatches({ commandPrefix: "rm" }, terminal({ command: "r\\\nm -f x" }), undefined, "any")).toBe(true);
+    expect(ruleMatches({ toolName: "Bash", commandPrefix: "git push" }, bash("git pu\\\nsh origin"), undefined, "any")).toBe(true);
+    // A newline without a backslash still parts two words.
+    expect(ruleMatches(deny, bash("r\nm -f x"), undefined, "any")).toBe(false);
+  });
+
   it("an argv command (codex legacy asks) is compared joined with spaces", () => {
     expect(
       ruleMatches({ toolName: "shell", command: "ls -la" }, { kind: "permission", toolName: "shell", input: { command: ["ls", "-la"] } }),
@@ -368,6 +385,27 @@ describe("approval rules never widen what the host allowed", () => {
     });
     expect(requests.map((r) => r.input)).toEqual([asks[0]!.input, asks[1]!.input, asks[2]!.input, asks[3]!.input]);
     expect((decisions as ApprovalDecision[]).map((d) => d.outcome)).toEqual(["approve", "deny", "deny", "deny", "approve"]);
+  });
+
+  it("an up-front allow never approves a call with variables of its own: it is asked", async () => {
+    const ask = (input: Record<string, unknown>): ApprovalAsk => ({ kind: "permission", title: "t", toolName: "terminal/create", input });
+    const asks = [
+      ask({ command: "bash", args: ["-c", "ls"], cwd: "/work/repo", env: [{ name: "BASH_ENV", value: "/tmp/evil.sh" }] }),
+      ask({ command: "ls", env: [{ name: "BASH_ENV", value: "/tmp/evil.sh" }] }),
+      ask({ command: "ls", env: [] }),
+      ask({ command: "ls" }),
+    ];
+    const { requests, decisions } = await run(asks, (request) => request.deny("asked"), {
+      approvals: {
+        permission: "ask",
+        rules: [
+          { command: "ls", outcome: "approve" },
+          { command: "bash -c ls", outcome: "approve" },
+        ],
+      },
+    });
+    expect(requests.map((r) => r.input)).toEqual([asks[0]!.input, asks[1]!.input]);
+    expect((decisions as ApprovalDecision[]).map((d) => d.outcome)).toEqual(["deny", "deny", "approve", "approve"]);
   });
 
   it("a codex command rule does not follow the command into another working directory", async () => {

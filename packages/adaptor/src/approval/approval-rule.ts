@@ -93,6 +93,8 @@ export interface RememberedRule {
    * directory, arguments, environment, background flag), as canonical JSON ({@link contextOf}); a
    * later allow matches only with the same, so "always allow `npm test`" never allows it in another
    * folder or environment. A deny ignores it: "never `rm`" holds in every folder and environment.
+   * An allow without it (an up-front rule, a tool or path rule) never matches a call carrying
+   * environment variables of its own (a non-empty `env`).
    */
   readonly context?: string | undefined;
   /**
@@ -284,8 +286,9 @@ function innermost(input: unknown): string | undefined {
  * denied too. The command is first unwrapped from the shell wrappers the matcher reads
  * ({@link wrappedCommand}). The rule then matches when its first word is any word of the command
  * (`rm -rf x; true`, `/bin/rm -rf x`, `FOO=1 rm -rf x`, `sudo rm -rf x`, `chrt 0 rm -rf x`,
- * `bash -lc $'rm -rf x'`, and also `grep rm notes.txt`), compared by basename after quotes and
- * backslashes are dropped (a deny of `/bin/rm` matches `rm -rf x`), and its other words follow in
+ * `bash -lc $'rm -rf x'`, and also `grep rm notes.txt`), compared by basename after line
+ * continuations (a backslash before a newline, with the newline) and then quotes and backslashes are
+ * dropped (a deny of `/bin/rm` matches `rm -rf x` and `r\⏎m -rf x`), and its other words follow in
  * order. No list of launchers is kept: any program may run the words after it. A program the
  * command runs in a way no word shows (a script, a variable, an alias, a glob) is not found: a deny
  * rule is not a sandbox.
@@ -297,8 +300,10 @@ function denyMatches(rule: ApprovalRule, input: unknown): boolean {
   const command = innermost(input);
   // No command to compare with: the call cannot be shown not to run the denied one.
   if (command === undefined) return true;
+  // A backslash before a newline continues the line: the shell joins the words around it (`r\⏎m` is `rm`).
   const loosely = (text: string): string[] =>
     text
+      .replace(/\\\r?\n/g, "")
       .replace(/[\\'"]/g, "")
       .split(WORD_BREAK)
       .filter((word) => word !== "");
@@ -415,6 +420,19 @@ export function contextOf(rule: ApprovalRule, input: unknown): string | undefine
   delete rest["command"];
   for (const note of NOTE_FIELDS) delete rest[note];
   return canonical(rest);
+}
+
+/**
+ * Whether a call's input carries environment variables of its own: a non-empty `env` (ACP
+ * `terminal/create`'s `[{ name, value }]`, or an object of names), which change what a command
+ * does whatever its words.
+ */
+function carriesVariables(input: unknown): boolean {
+  if (typeof input !== "object" || input === null || Array.isArray(input)) return false;
+  const env = (input as Record<string, unknown>)["env"];
+  if (env === undefined || env === null) return false;
+  if (Array.isArray(env)) return env.length > 0;
+  return typeof env !== "object" || Object.keys(env).length > 0;
 }
 
 /** Whether `file` is `folder` or inside it (both absolute; `.` and `..` resolved). */
@@ -740,10 +758,13 @@ export class ApprovalRules {
     const matching = this.#rules.filter(
       (remembered) =>
         ruleMatches(remembered.rule, subject, remembered.realFolder, remembered.decision.outcome === "deny" ? "any" : "every") &&
-        // A deny holds in any working directory and environment; an allow only in the answered ask's.
+        // A deny holds in any working directory and environment; an allow only in the answered ask's,
+        // and one that kept no answered ask's input (an up-front rule, a tool or path rule) never
+        // approves a call carrying variables of its own (`BASH_ENV`, `LD_PRELOAD`): it is asked.
         (remembered.decision.outcome === "deny" ||
-          remembered.context === undefined ||
-          contextOf(remembered.rule, subject.input) === remembered.context),
+          (remembered.context === undefined
+            ? !carriesVariables(subject.input)
+            : contextOf(remembered.rule, subject.input) === remembered.context)),
     );
     return matching.find((remembered) => remembered.decision.outcome === "deny") ?? matching[0];
   }
