@@ -957,7 +957,7 @@ export class AcpDriver implements Driver {
       turn: AcpTurn,
       failure: DriverFailure | undefined,
       extra: Partial<DriverResponse> = {},
-    ): DriverResponse => {
+    ): Promise<DriverResponse> => {
       if (sessionId !== undefined && (turn.grantedAlways || grantedBefore)) this.#noteAlwaysAllowed(sessionId);
       return finishTurn(proc, turn, failure, { ...extra, enforcement });
     };
@@ -1550,12 +1550,13 @@ function notEnforcedBy(report: readonly PolicyEnforcement[], mechanism: Enforcem
   );
 }
 
-function finishTurn(
+/** The turn's response; its raw output counts the stderr the agent wrote before the answer that ended the turn. */
+async function finishTurn(
   proc: AcpProcess,
   turn: AcpTurn,
   failure: DriverFailure | undefined,
   extra: Partial<DriverResponse> = {},
-): DriverResponse {
+): Promise<DriverResponse> {
   turn.end();
   const dropped = proc.sdkLog.takeDropped();
   if (dropped > 0)
@@ -1565,7 +1566,7 @@ function finishTurn(
       message: `ACP SDK: ${dropped} further log lines dropped`,
       data: { dropped },
     });
-  const out = proc.child.takeOutput();
+  const out = await proc.child.takeSettledOutput();
   return {
     text: turn.text,
     transcript: turn.transcript,

@@ -673,13 +673,22 @@ export class ClaudeSession implements PooledProcess {
       }
       if (!ended && keepAlive && healthy && !signal.aborted) {
         this.lastMessageId = turn.lastMessageId;
-        return { turn, output: proc.takeOutput(), exit: undefined, costUsd, interrupted, report, ...(cliOwn ? { cliOwn } : {}), ...split };
+        return {
+          turn,
+          output: await proc.takeSettledOutput(),
+          exit: undefined,
+          costUsd,
+          interrupted,
+          report,
+          ...(cliOwn ? { cliOwn } : {}),
+          ...split,
+        };
       }
       this.lastMessageId = undefined;
       // Stdout ended: the CLI can report nothing more. One that stays alive is given the grace to
       // exit, then ended, rather than waited for until the stall timeout.
       const exit = ended ? await exitOrTerminate(proc, this.#graceMs) : await this.#finish(sink);
-      return { turn, output: proc.takeOutput(), exit, costUsd, interrupted, report, ...(cliOwn ? { cliOwn } : {}), ...split };
+      return { turn, output: await proc.takeSettledOutput(), exit, costUsd, interrupted, report, ...(cliOwn ? { cliOwn } : {}), ...split };
     } finally {
       closed = true;
       turnStarted();

@@ -760,7 +760,10 @@ export class AppServerSession implements PooledProcess {
       numTurns: turn.responses,
       permissionDenials: [...requests.denials],
       transcript: turn.transcript,
-      raw: rawStreams(proc.takeOutput(), turn.completedJson ? { event: "turn/completed", json: turn.completedJson } : undefined),
+      raw: rawStreams(
+        await proc.takeSettledOutput(),
+        turn.completedJson ? { event: "turn/completed", json: turn.completedJson } : undefined,
+      ),
       ...(!failure && opened ? { checkpoint: { resumeId: opened.thread.id, ...(checkpointData ? { data: checkpointData } : {}) } } : {}),
       ...(failure ? { failure } : {}),
       ...(exitInfo ? { exit: responseExit(exitInfo) } : {}),

@@ -203,6 +203,13 @@ export class ChildCliProcess implements CliProcess {
     return keptOutput(this.#stdoutWindow.takeKept(), this.#stderrWindow.takeKept(), this.#redactRaw);
   }
 
+  async takeSettledOutput(): Promise<CapturedOutput> {
+    // Pipe reads ready in the event loop's pass that handled the turn's end are made before its
+    // immediates run: the stderr the CLI wrote before that stdout line is counted by then.
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    return this.takeOutput();
+  }
+
   stderrTail(maxBytes: number = DEFAULT_STDERR_TAIL_BYTES): string {
     const { text, truncated } = this.#stderrRecent.peek();
     // The end of a value the bound cut is found before escape codes are stripped (they may follow it).

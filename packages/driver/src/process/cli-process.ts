@@ -71,6 +71,14 @@ export interface CliProcess extends AsyncDisposable {
    */
   takeOutput(): CapturedOutput;
   /**
+   * {@link takeOutput} once the output that had reached the host when it was called is counted:
+   * stdout and stderr are separate pipes, read in turn, so a line the CLI wrote to stderr just
+   * before the stdout line that ends its turn can still wait to be read when that stdout line is
+   * handled. Waits for the reads already due (the rest of one pass of the event loop), never for
+   * output still to come. A driver ending a turn on a stdout message calls this.
+   */
+  takeSettledOutput(): Promise<CapturedOutput>;
+  /**
    * Bytes the child wrote to stdout and stderr since spawn, across windows (a count only, nothing
    * is kept for it): a stall watchdog reads it to see whether the CLI is still producing output.
    */

@@ -296,6 +296,21 @@ describe("spawnCli", () => {
     expect(windows.map((w) => w.stdoutBytes)).toEqual(windows.map((w) => Buffer.byteLength(w.stdout)));
   });
 
+  it("takeSettledOutput(): each turn's window counts the stderr line written before the stdout line that ended the turn", async () => {
+    // Each line read: one stderr line, written out, then the stdout answer.
+    await using proc = await nodeScript(
+      'require("node:readline").createInterface({ input: process.stdin }).on("line", (l) => process.stderr.write("warn " + l + "\\n", () => process.stdout.write(l + "\\n")))',
+    );
+    const lines = proc.lines()[Symbol.asyncIterator]();
+    const windows = [];
+    for (let turn = 1; turn <= 20; turn++) {
+      await proc.writeJson({ turn });
+      await lines.next();
+      windows.push(await proc.takeSettledOutput());
+    }
+    expect(windows.map((w) => w.stderr)).toEqual(windows.map((_, i) => `warn {"turn":${i + 1}}\n`));
+  });
+
   it("rejects a maxRawBytes that is not a positive integer with INVALID before spawning", async () => {
     await expect(spawnCli({ command: node, args: [], maxRawBytes: 0 })).rejects.toMatchObject({ code: ErrCode.Invalid });
     await expect(spawnCli({ command: node, args: [], maxRawBytes: Number.NaN })).rejects.toMatchObject({ code: ErrCode.Invalid });
