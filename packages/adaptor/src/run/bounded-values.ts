@@ -1,5 +1,5 @@
 import type { ApprovalAsk, DriverEvent } from "@adaptor/driver";
-import { boundDepth, boundLength, boundToolName, nestsDeeperThan, TOOL_NAME_MAX_LENGTH } from "@adaptor/driver/kit";
+import { boundDepth, boundLength, boundToolName, TOOL_NAME_MAX_LENGTH } from "@adaptor/driver/kit";
 
 /**
  * `event` with what a driver passes on from the agent or model bounded: its tool name (a
@@ -11,17 +11,20 @@ import { boundDepth, boundLength, boundToolName, nestsDeeperThan, TOOL_NAME_MAX_
  */
 export function withBoundedValues(event: DriverEvent): DriverEvent {
   if (event.type === "notice") {
-    return event.data !== undefined && nestsDeeperThan(event.data) ? { ...event, data: boundDepth(event.data) } : event;
+    const data = boundDepth(event.data);
+    return data === event.data ? event : { ...event, data };
   }
   if (event.type !== "tool-call" && event.type !== "tool-result") return event;
   const name: unknown = event.name;
   const longName = typeof name === "string" && name.length > TOOL_NAME_MAX_LENGTH;
-  const deepInput = event.type === "tool-call" && event.input !== undefined && nestsDeeperThan(event.input);
+  // boundDepth returns the value itself when it fits: one walk decides and cuts.
+  const input = event.type === "tool-call" ? boundDepth(event.input) : undefined;
+  const deepInput = event.type === "tool-call" && input !== event.input;
   if (!longName && !deepInput) return event;
   return {
     ...event,
     ...(longName ? { name: boundToolName(name) } : {}),
-    ...(deepInput ? { input: boundDepth(event.input) } : {}),
+    ...(deepInput ? { input } : {}),
   } as DriverEvent;
 }
 
@@ -59,15 +62,17 @@ export function boundedAsk(ask: ApprovalAsk): ApprovalAsk {
   const title: unknown = ask.title;
   const longName = typeof name === "string" && name.length > TOOL_NAME_MAX_LENGTH;
   const longTitle = typeof title === "string" && title.length > APPROVAL_TITLE_MAX_LENGTH;
-  const deepInput = ask.input !== undefined && nestsDeeperThan(ask.input);
-  const deepDetails = ask.details !== undefined && nestsDeeperThan(ask.details);
+  const input = boundDepth(ask.input);
+  const details = boundDepth(ask.details);
+  const deepInput = input !== ask.input;
+  const deepDetails = details !== ask.details;
   if (!longName && !longTitle && !deepInput && !deepDetails) return ask;
   const bounded: ApprovalAsk = {
     ...ask,
     ...(longName ? { toolName: boundToolName(name) } : {}),
     ...(longTitle ? { title: boundTitle(title) } : {}),
-    ...(deepInput ? { input: boundDepth(ask.input) } : {}),
-    ...(deepDetails ? { details: boundDepth(ask.details) } : {}),
+    ...(deepInput ? { input } : {}),
+    ...(deepDetails ? { details } : {}),
   };
   if (deepInput || deepDetails) depthCut.add(bounded);
   return bounded;
